@@ -1,0 +1,29 @@
+# Two commands do all the set-up: `make demo` and `make test` each create .venv on first use.
+VENV  := .venv
+BIN   := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXAMPLE ?= examples/claude_long.jsonl
+
+.PHONY: demo test bench readme clean-venv
+
+$(STAMP): pyproject.toml
+	@if [ ! -x $(BIN)/python ]; then PY=$$(sh tools/find_python.sh) || exit 1; echo "creating $(VENV) with $$PY"; $$PY -m venv $(VENV); fi
+	$(BIN)/python -m pip install -q -U pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -c "from llmsurgery.compact import compact_enc; compact_enc()"  # the tokenizer loads offline
+	@touch $(STAMP)
+
+demo: $(STAMP)  ## compact the bundled long Claude Code session into a continuation document
+	$(BIN)/llmsurgery-compact $(EXAMPLE) --report
+
+test: $(STAMP)  ## the whole test suite, as CI runs it
+	PATH=$(BIN):$$PATH sh tools/test.sh
+
+bench: $(STAMP)  ## performance tables for the README (not part of the tests)
+	$(BIN)/python bench/bench.py
+
+readme: $(STAMP)  ## regenerate README.md from nbs/index.ipynb
+	$(BIN)/python tools/readme.py
+
+clean-venv:
+	rm -rf $(VENV)
