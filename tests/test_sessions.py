@@ -1,0 +1,166 @@
+"Session readers on the bundled example files: what they keep, what they drop, and that they leave the input alone"
+import hashlib, importlib.util, json, shutil, warnings
+from collections import Counter
+from pathlib import Path
+import pytest
+from aidialog.msg_parts import Text, Thinking, ToolUse, ToolResult, InputImage
+from llmsurgery.sessions import read_session, read_claude, read_codex, detect_format, SessionWarning
+
+ex = Path(__file__).resolve().parent.parent/'examples'
+spec = importlib.util.spec_from_file_location('make_examples', ex/'make_examples.py')
+mkex = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mkex)
+
+INJECTED = ('<environment_context>', '<system-reminder>', 'Caveat:', '<command-name>', '<local-command-stdout>',
+            '<permissions instructions>', 'AGENTS.md instructions', '<INSTRUCTIONS>', 'This session is being continued', ';base64,')
+
+def strings(m):
+    "Every string a message carries into the renderer: texts and tool arguments (media parts carry their data URL)"
+    for p in m.content:
+        if isinstance(p, InputImage): continue
+        if p.text: yield p.text
+        if isinstance(p, ToolUse): yield json.dumps(p.arguments, ensure_ascii=False)
+
+def assert_clean(msgs):
+    for m in msgs:
+        for s in strings(m):
+            bad = [o for o in INJECTED if o in s]
+            assert not bad, (bad, m)
+
+def read(name, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', SessionWarning)
+        return read_session(ex/name, **kw)
+
+def paired(msgs):
+    "Ids of calls and of results"
+    calls = {p.id for m in msgs for p in m.content if isinstance(p, ToolUse)}
+    res = {p.id for m in msgs for p in m.content if isinstance(p, ToolResult)}
+    return calls, res
+
+def test_examples_match_generator():
+    "The bundled files are exactly what the seeded generator writes"
+    assert (ex/'claude_short.jsonl').read_text() == '\n'.join(mkex.claude_short())
+    assert (ex/'codex_short.jsonl').read_text() == '\n'.join(mkex.codex_short()) + '\n'
+    with open(ex/'claude_long.jsonl') as f: assert all(a == b+'\n' for a,b in zip(f, mkex.synth_claude(3000), strict=True))
+
+def test_claude_short():
+    s = read('claude_short.jsonl')
+    assert (s.fmt, s.bad_lines) == ('claude', 1)
+    assert Counter(m.role for m in s.msgs) == dict(user=4, assistant=7, tool=6)
+    assert_clean(s.msgs)
+    users = [m.text for m in s.msgs if m.role=='user']
+    assert users[0] == 'Fix the reader, then show me the failing test output.'
+    assert users[1].startswith('Base directory for this skill:')               # kept, for the renderer's skill marker
+    assert users[-1] == 'that failure is the old fixture; ignore it and finish up'
+    assert s.msgs[-1].role == 'assistant' and s.msgs[-1].text.startswith('Done: `read_rows` now returns every row.')
+    assert not any('No response requested' in m.text for m in s.msgs)       # the host's synthetic reply
+    assert s.summary.startswith('This session is being continued')
+    calls, res = paired(s.msgs)
+    assert calls == res and len(calls) == 6
+    first = s.msgs[1].content                                               # three records of one API message, joined
+    assert [type(p) for p in first] == [Thinking, Text, ToolUse]
+    assert isinstance(s.msgs[0].content[1], InputImage)
+    assert not any(p.text.startswith('Only `read_rows` and') for m in s.msgs for p in m.content if p.text)  # the sub-agent's own reply
+    results = {p.name: p.text for m in s.msgs if m.role=='tool' for p in m.content}
+    assert results['Bash'].startswith('Error: Exit code 1') and results['Bash'].endswith('<media input_image image/png>')
+    assert results['Read'].startswith('     1\t"""Reader')
+
+def test_claude_short_all_and_sidechains():
+    s, a, sc = read('claude_short.jsonl'), read('claude_short.jsonl', all=True), read('claude_short.jsonl', sidechains=True)
+    assert [m.text for m in a.msgs[:2]] == ['The reader drops the last row of every file. Where does that happen?',
+                                            'In `read_rows`: the loop runs to `n-1`. I can fix it once you confirm.']
+    assert a.msgs[2:] == s.msgs
+    assert_clean(a.msgs)
+    assert len(sc.msgs) == len(s.msgs) + 2
+    assert any(m.text == 'Only `read_rows` and `sniff_header` do.' for m in sc.msgs)
+
+def test_codex_short():
+    s = read('codex_short.jsonl')
+    assert (s.fmt, s.bad_lines) == ('codex', 0)
+    assert Counter(m.role for m in s.msgs) == dict(user=1, assistant=6, tool=5)
+    assert_clean(s.msgs)
+    assert s.msgs[0].text == 'Fix it and run the date tests.'
+    assert s.msgs[-1].text.startswith('`parse_date` now takes the format')
+    assert s.summary.startswith('The user reported that --day-first is ignored')
+    calls, res = paired(s.msgs)
+    assert calls == res and len(calls) == 5
+    tools = [p for m in s.msgs for p in m.content if isinstance(p, ToolUse)]
+    assert [t.name for t in tools] == ['Bash', 'apply_patch', 'Bash', 'update_plan', 'Bash']
+    assert tools[0].arguments == {'command': 'sed -n 1,80p csvtidy/dates.py'}
+    assert tools[2].arguments == {'command': 'pytest -q tests/test_dates.py'}   # the local_shell_call
+    out = [p for m in s.msgs for p in m.content if isinstance(p, ToolResult)]
+    assert out[1].text == 'Success. Updated the following files:\nM csvtidy/dates.py\n'
+    assert out[2].text.startswith('Exit code: 1\n')
+
+def test_codex_short_all():
+    a = read('codex_short.jsonl', all=True)
+    assert [m.text for m in a.msgs if m.role=='user'] == ['Dates like 03/04/2024 come out as March 4th even with --day-first. Find where.',
+                                                         'Fix it and run the date tests.']
+    assert_clean(a.msgs)
+
+def test_claude_long():
+    s = read('claude_long.jsonl')
+    assert (s.fmt, s.bad_lines, len(s.msgs)) == ('claude', 0, 3000)
+    roles = Counter(m.role for m in s.msgs)
+    assert roles['user'] > 300 and roles['tool'] > 1000
+    assert_clean(s.msgs)
+    calls, res = paired(s.msgs)
+    assert calls == res
+    assert max(len(p.text) for m in s.msgs if m.role=='tool' for p in m.content) > 20_000
+    assert s.msgs[-1].role == 'assistant' and s.msgs[-1].text
+
+def test_input_unchanged(tmp_path):
+    for name in ('claude_short.jsonl', 'codex_short.jsonl'):
+        f = shutil.copy2(ex/name, tmp_path/name)
+        before = (hashlib.sha256(Path(f).read_bytes()).hexdigest(), Path(f).stat().st_mtime_ns, Path(f).stat().st_size)
+        read_session(f, all=True, warn=False)
+        after = (hashlib.sha256(Path(f).read_bytes()).hexdigest(), Path(f).stat().st_mtime_ns, Path(f).stat().st_size)
+        assert before == after
+    assert sorted(o.name for o in tmp_path.iterdir()) == ['claude_short.jsonl', 'codex_short.jsonl']
+
+def test_torn_line_warns_once(tmp_path):
+    f = tmp_path/'s.jsonl'
+    lines = (ex/'claude_short.jsonl').read_text().split('\n')
+    f.write_text('\n'.join(lines[:5] + ['{"type":"user","mess'] + lines[5:]))    # a second torn line, mid-file
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        s = read_session(f)
+    assert [str(w.message).endswith('skipped 2 torn or malformed line(s)') for w in ws] == [True]
+    assert s.bad_lines == 2 and s.msgs == read('claude_short.jsonl').msgs
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        assert read_session(f, warn=False).bad_lines == 2
+    assert not ws
+
+def test_detect_by_content(tmp_path):
+    shutil.copy(ex/'claude_short.jsonl', tmp_path/'session.txt')
+    shutil.copy(ex/'codex_short.jsonl', tmp_path/'rollout.jsonl')
+    shutil.copy(ex/'codex_short.jsonl', tmp_path/'rollout.ipynb')
+    assert [detect_format(tmp_path/n) for n in ('session.txt', 'rollout.jsonl', 'rollout.ipynb')] == ['claude', 'codex', 'codex']
+    (tmp_path/'empty.jsonl').write_text('')
+    (tmp_path/'nb.jsonl').write_text('{\n "cells": [],\n "metadata": {},\n "nbformat": 4,\n "nbformat_minor": 5\n}\n')
+    assert detect_format(tmp_path/'nb.jsonl') == 'ipynb'
+    with pytest.raises(ValueError, match='known formats'): read_session(tmp_path/'empty.jsonl')
+    with pytest.raises(OSError): read_session(tmp_path/'nope.jsonl')
+    with pytest.raises(OSError): read_session(tmp_path)
+
+def test_lone_surrogates(tmp_path):
+    f = tmp_path/'s.jsonl'
+    rec = dict(type='user', sessionId='s', message=dict(role='user', content='cut emoji: \ud83d and a whole one: \U0001F600'))
+    f.write_text(json.dumps(rec) + '\n')                                     # ensure_ascii: the lone half is a \ud83d escape
+    s = read_session(f)
+    assert s.msgs[0].text == 'cut emoji: \ufffd and a whole one: \U0001F600'
+    s.msgs[0].text.encode('utf-8')
+
+def test_invalid_utf8(tmp_path):
+    f = tmp_path/'s.jsonl'
+    f.write_bytes(b'{"type":"user","sessionId":"s","message":{"role":"user","content":"caf\xe9 latin-1"}}\n')
+    assert read_session(f).msgs[0].text == 'caf\ufffd latin-1'
+
+def test_10k_session_reads_completely():
+    msgs = read_claude(mkex.synth_claude(10_000, seed=3, big=False))
+    assert (len(msgs), msgs.bad_lines) == (10_000, 0)
+    calls, res = paired(msgs)
+    assert calls == res
+    assert msgs[-1].role == 'assistant'
