@@ -4,7 +4,7 @@ from collections import Counter
 from pathlib import Path
 import pytest
 from aidialog.msg_parts import Text, Thinking, ToolUse, ToolResult, InputImage
-from llmsurgery.sessions import read_session, read_claude, read_codex, detect_format, SessionWarning
+from llmsurgery.sessions import read_session, read_claude, detect_format, SessionWarning
 
 ex = Path(__file__).resolve().parent.parent/'examples'
 spec = importlib.util.spec_from_file_location('make_examples', ex/'make_examples.py')
@@ -141,6 +141,9 @@ def test_detect_by_content(tmp_path):
     (tmp_path/'empty.jsonl').write_text('')
     (tmp_path/'nb.jsonl').write_text('{\n "cells": [],\n "metadata": {},\n "nbformat": 4,\n "nbformat_minor": 5\n}\n')
     assert detect_format(tmp_path/'nb.jsonl') == 'ipynb'
+    assert read_session(tmp_path/'nb.jsonl').dlg.messages == []
+    (tmp_path/'bad.ipynb').write_text('{\n "cells": 5\n}\n')
+    with pytest.raises(ValueError, match='not a readable aidialog notebook'): read_session(tmp_path/'bad.ipynb')
     with pytest.raises(ValueError, match='known formats'): read_session(tmp_path/'empty.jsonl')
     with pytest.raises(OSError): read_session(tmp_path/'nope.jsonl')
     with pytest.raises(OSError): read_session(tmp_path)
