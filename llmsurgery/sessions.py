@@ -119,8 +119,10 @@ def _cc_tool_use(b, names):
     args = b.get('input')
     return ToolUse(id=b.get('id'), name=b.get('name'), arguments=args if isinstance(args, dict) else {'input': args})
 
-_cc_asst = dict(text     = lambda b,names: Text(b['text']) if b.get('text') else None,
-                thinking = lambda b,names: Thinking(b['thinking']) if b.get('thinking') else None,
+def _text(cls, s): return cls(s) if s and isinstance(s, str) else None
+
+_cc_asst = dict(text     = lambda b,names: _text(Text, b.get('text')),
+                thinking = lambda b,names: _text(Thinking, b.get('thinking')),
                 tool_use = _cc_tool_use)
 
 def cc_assistant(r, names):
@@ -229,9 +231,9 @@ def read_codex(lines, all=False):
         t,p = r.get('type'),r.get('payload')
         if t=='compacted':
             if not all: res.clear()
-            res.summary = (p or {}).get('message')
+            res.summary = p.get('message') if isinstance(p, dict) else None
             continue
-        if t!='response_item' or not isinstance(p, dict) or not (f:=cx_items.get(p.get('type'))): continue
+        if t!='response_item' or not isinstance(p, dict) or not (f:=cx_items.get(str(p.get('type')))): continue
         try: m = f(p, names)
         except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue
         if not m: continue
@@ -248,8 +250,9 @@ def _record_fmt(r):
     "The format one parsed JSON object belongs to, or None"
     if not isinstance(r, dict): return None
     if 'cells' in r: return 'ipynb'
-    if r.get('type') in _cx_types and 'payload' in r: return 'codex'
-    if r.get('type') in _cc_types or 'sessionId' in r or 'parentUuid' in r: return 'claude'
+    t = str(r.get('type'))
+    if t in _cx_types and 'payload' in r: return 'codex'
+    if t in _cc_types or 'sessionId' in r or 'parentUuid' in r: return 'claude'
 
 def detect_format(path, n=50):
     "'claude', 'codex' or 'ipynb', from the content of the file at `path`"

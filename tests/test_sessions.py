@@ -167,3 +167,51 @@ def test_10k_session_reads_completely():
     calls, res = paired(msgs)
     assert calls == res
     assert msgs[-1].role == 'assistant'
+
+from hypothesis import given, settings, strategies as st
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(['type', 'text', 'content', 'id', 'name', 'input']), c, max_size=3),
+                     max_leaves=12)
+_block = st.fixed_dictionaries({'type': st.sampled_from(['text', 'thinking', 'tool_use', 'tool_result', 'image', 'input_text', 'output_text'])},
+                               optional={'text': _json, 'thinking': _json, 'id': _json, 'name': _json, 'input': _json, 'content': _json,
+                                         'tool_use_id': _json, 'is_error': _json, 'source': _json})
+_content = st.lists(_block, min_size=1, max_size=4) | st.lists(_block | _json, max_size=3) | st.text(max_size=30) | _json
+_cc_rec = st.fixed_dictionaries({'type': st.sampled_from(['user', 'assistant', 'system', 'summary'])},
+                                optional={'message': st.fixed_dictionaries({'content': _content}, optional={'id': _json, 'model': _json}) | _json,
+                                          'isMeta': _json, 'isSidechain': _json, 'subtype': st.sampled_from(['compact_boundary', 'x'])})
+_cx_payload = st.fixed_dictionaries({'type': st.sampled_from(['message', 'function_call', 'function_call_output', 'custom_tool_call',
+                                                              'custom_tool_call_output', 'local_shell_call', 'web_search_call', 'reasoning'])},
+                                    optional={'role': st.sampled_from(['user', 'assistant', 'developer']), 'content': _content, 'call_id': _json,
+                                              'name': _json, 'arguments': _json, 'output': _json, 'input': _json, 'action': _json})
+_cx_rec = st.fixed_dictionaries({'type': st.sampled_from(['response_item', 'compacted', 'event_msg'])}, optional={'payload': _cx_payload | _json})
+
+def _well_formed(msgs):
+    for m in msgs:
+        assert m.role in ('user', 'assistant', 'tool') and m.content
+        for p in m.content: assert p.text is None or isinstance(p.text, str), p
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_cc_rec.map(json.dumps) | st.text(max_size=30), max_size=8))
+def test_claude_reader_never_raises(lines):
+    msgs = read_claude(lines)
+    _well_formed(msgs)
+    assert msgs.bad_lines <= len(lines)
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_cx_rec.map(json.dumps) | st.text(max_size=30), max_size=8))
+def test_codex_reader_never_raises(lines):
+    from llmsurgery.sessions import read_codex
+    msgs = read_codex(lines)
+    _well_formed(msgs)
+    assert msgs.bad_lines <= len(lines)
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_cc_rec.map(json.dumps) | _cx_rec.map(json.dumps) | _json.map(json.dumps) | st.text(max_size=30), max_size=5))
+def test_detect_format_is_a_format_or_valueerror(lines):
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d)/'x'
+        f.write_text('\n'.join(lines), encoding='utf-8', errors='surrogatepass')
+        try: assert detect_format(f) in ('claude', 'codex', 'ipynb')
+        except ValueError as e: assert 'known formats' in str(e)
