@@ -13,7 +13,7 @@ __all__ = ['o200k_sha256', 'call_renderers', 'plumbing_tags', 'skill_marker', 'c
            'compact_body', 'join_compacts', 'compact_doc', 'compaction_report', 'compact_reply', 'compact_code',
            'dlg2compact']
 
-# %% ../nbs/01_compact.ipynb #8d514c00
+# %% ../nbs/01_compact.ipynb #1f2fd886
 import ast, base64, gzip, hashlib, os, re, tempfile
 from contextvars import ContextVar
 from functools import cache
@@ -26,7 +26,7 @@ from aidialog.msg_parts import Msg, Text, Thinking, Refusal, Media, ToolUse, Too
 from aidialog.dialog import Dialog, Message, sprompt, snote, scode, sraw, render_outputs_ai
 from .hist import fmt2hist
 
-# %% ../nbs/01_compact.ipynb #c94c93f3
+# %% ../nbs/01_compact.ipynb #8a33a325
 def tool_part(tool_name, **arguments):
     "Create a canonical tool-use part"
     return ToolUse(name=tool_name, arguments=arguments)
@@ -35,7 +35,7 @@ def tool_result(text, tool_name=None):
     "Create a canonical tool-result message; pass `tool_name` to pair it with its `tool_part` call"
     return Msg('tool', [ToolResult(name=tool_name, text=text)])
 
-# %% ../nbs/01_compact.ipynb #15d8bf45
+# %% ../nbs/01_compact.ipynb #3acf20e8
 o200k_sha256 = '446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d'
 _o200k_url = 'https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken'
 
@@ -57,7 +57,7 @@ def o200k_ranks():
     raise RuntimeError("The o200k_base tokenizer file is not available offline. Install the `bpe-openai` package "
         "(it ships the file), or set LLMSURGERY_O200K to a copy of o200k_base.tiktoken (sha256 {o200k_sha256}).")
 
-# %% ../nbs/01_compact.ipynb #ac51d544
+# %% ../nbs/01_compact.ipynb #bb652ac2
 @cache
 def compact_enc():
     "The `o200k_base` tiktoken encoding, built from a local copy of its rank file"
@@ -66,7 +66,7 @@ def compact_enc():
     with _mock_patch.object(openai_public, 'load_tiktoken_bpe', lambda *a, **k: ranks): kw = openai_public.o200k_base()
     return tiktoken.Encoding(**kw)
 
-# %% ../nbs/01_compact.ipynb #e982ece1
+# %% ../nbs/01_compact.ipynb #5401470b
 def enc_toks(s, enc=None):
     "Encode `s` into tokens."
     return (enc or compact_enc()).encode_ordinary(s)
@@ -75,7 +75,7 @@ def len_toks(s, enc=None):
     "Number of tokens in `s`."
     return len(enc_toks(s, enc))
 
-# %% ../nbs/01_compact.ipynb #93a030d0
+# %% ../nbs/01_compact.ipynb #a76b591a
 _tokmax = 128  # no o200k token spans more than 128 bytes, hence 128 characters
 
 def _clip(s, n, mark):
@@ -95,7 +95,7 @@ def _nchars(toks, enc):
     "Number of whole characters that `toks` decode to: a split UTF-8 sequence at either edge is not counted"
     return len(enc.decode_bytes(toks).decode('utf-8', 'ignore'))
 
-# %% ../nbs/01_compact.ipynb #d3835a65
+# %% ../nbs/01_compact.ipynb #49c5b019
 def _ends(t, n, enc):
     "`(cut, ntoks)`: `cut(k, mark)` keeps about `k` tokens from the ends of `t`; `ntoks` counts `t` when it was tokenized whole"
     h = _window(t, n, enc)
@@ -107,7 +107,7 @@ def _ends(t, n, enc):
         return hx[:a]+mark+tx[len(tx)-b:]
     return cut, ntoks
 
-# %% ../nbs/01_compact.ipynb #c97e4b81
+# %% ../nbs/01_compact.ipynb #dcfe422a
 _cuts = ContextVar('_cuts', default=None)
 
 def _tally():
@@ -133,7 +133,7 @@ def _fit(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
         k = (lo+hi+1)//2
     return best
 
-# %% ../nbs/01_compact.ipynb #22accb65
+# %% ../nbs/01_compact.ipynb #e6ae87b8
 def trunctoks_mid(s, max_toks, enc=None, mark=' … '):
     "Truncate the middle of `s` to at most `max_toks` tokens."
     return _fit(_str(s), max_toks, enc=enc, mark=mark)
@@ -142,12 +142,12 @@ def _str(s):
     "`s` as text: None is empty, anything else as aidialog shows a tool's value"
     return '' if s is None else s if isinstance(s, str) else tool_text(s)
 
-# %% ../nbs/01_compact.ipynb #b5cfd304
+# %% ../nbs/01_compact.ipynb #8c8b2fed
 def compact_text(s, mark, max_toks, enc=None):
     "Render delimited prose within `max_toks`."
     return _fit(_str(s), max_toks, (lambda b: f'{mark} {b} {mark}') if mark else noop, enc=enc)
 
-# %% ../nbs/01_compact.ipynb #3a1814db
+# %% ../nbs/01_compact.ipynb #13bd0b4e
 def _drop_blocks(s, tags):
     "`s` without its `<tag>…</tag>` blocks, and the whitespace after each"
     for tag in tags:
@@ -168,16 +168,23 @@ def _lines(s):
 _state_tags = 'warn', 'note', 'system-reminder'
 def _result_prep(s): return _lines(_drop_blocks(s, _state_tags))
 
-# %% ../nbs/01_compact.ipynb #71baf46e
+# %% ../nbs/01_compact.ipynb #e362a602
 def compact_result(s, max_toks, enc=None):
     "Render a tool result within `max_toks`; `<warn>`/`<note>` doc-state blocks are dropped, and a `𝍁`-wrapped result is kept whole."
     s = _str(s)
-    if len(w := s.strip())>1 and w[0]=='𝍁' and w[-1]=='𝍁': return _fit(w[1:-1].strip(), None, _result_fmt, _result_prep)
+    if (w := _full(s)) is not None: return _fit(w, None, _result_fmt, _result_prep)
     return _fit(s, max_toks, _result_fmt, _result_prep, enc=enc)
 
 def _result_fmt(b): return f'> {b}' if b else '>'
 
-# %% ../nbs/01_compact.ipynb #8c34ea32
+def _full(s):
+    "The inside of `s` when, bar surrounding whitespace, it is wrapped in `𝍁`; else None"
+    h,t = s[:64].lstrip() or s.lstrip(),s[-64:].rstrip() or s.rstrip()   # look at the ends only: no copy of a huge `s`
+    if not (h[:1]=='𝍁' and t[-1:]=='𝍁'): return None
+    w = s.strip()
+    return w[1:-1].strip() if len(w)>1 else None
+
+# %% ../nbs/01_compact.ipynb #8f1570e1
 def _fence(code, info='python'):
     "`code` in a Markdown fence longer than any backtick run that starts one of its lines"
     runs = re.findall(r'^[ \t]*(`+)', code, re.MULTILINE)
@@ -194,12 +201,12 @@ def fenced_code(code, max_toks, enc=None):
         raise ValueError(f'fenced_code needs max_toks >= {m} (the cost of an empty fence), got {max_toks}')
     return _fit(_str(code), max_toks, _fence, enc=enc)
 
-# %% ../nbs/01_compact.ipynb #9919fe53
+# %% ../nbs/01_compact.ipynb #ea30ecd4
 def bash_call(command, max_toks, enc=None):
     "Render a Bash command within `max_toks`."
     return _fit(_str(command), max_toks, lambda b: f'! {b}', _lines, enc=enc)
 
-# %% ../nbs/01_compact.ipynb #90eefeba
+# %% ../nbs/01_compact.ipynb #44415e78
 def _arg(v, n):
     "Literal form of argument value `v`, clipped to what `n` tokens can show"
     if isinstance(v, str): return repr(_lines(_clip(v, n, ' … ')) if '\n' in v[:2*_tokmax*(n+2)+9] else _clip(v, n, ' … '))
@@ -213,13 +220,13 @@ def _args(args, n):
     if isinstance(args, dict): return ', '.join(f'{k}={_arg(v, n)}' for k,v in args.items())
     return _arg(args, n)
 
-# %% ../nbs/01_compact.ipynb #9c51f05d
+# %% ../nbs/01_compact.ipynb #695e2df3
 def generic_call(name, args, max_toks, enc=None):
     "Render a generic tool call within `max_toks`."
     n = 2**30 if max_toks is None else max(int(max_toks), 0)
     return _fit(f'{name}({_args(args, n)})', max_toks, lambda b: f'▶ {b}', enc=enc)
 
-# %% ../nbs/01_compact.ipynb #4f323367
+# %% ../nbs/01_compact.ipynb #300f5072
 call_renderers = {
     'mcp__clikernel__execute': (fenced_code, 'code'),
     'py': (fenced_code, 'code'),
@@ -234,7 +241,7 @@ def compact_call(p, max_toks, enc=None):
     if f and isinstance(args, dict) and isinstance(args.get(key), str): return f(args[key], max_toks, enc)
     return generic_call(name, args, max_toks, enc)
 
-# %% ../nbs/01_compact.ipynb #58acda51
+# %% ../nbs/01_compact.ipynb #5bbfa3e7
 plumbing_tags = ('command-name', 'command-message', 'command-args', 'local-command-stdout', 'local-command-stderr',
     'system-reminder', 'user-prompt-submit-hook', 'environment_context', 'user_instructions', 'permissions instructions')
 _plumb_re = re.compile(r'\s*<(?:' + '|'.join(map(re.escape, plumbing_tags)) + r')[\s>]')
@@ -246,7 +253,7 @@ def is_plumbing(s):
 skill_marker = '…skill text compacted: re-invoke before relying on it…'
 def is_skill_text(s): return (s or '').startswith('Base directory for this skill:')
 
-# %% ../nbs/01_compact.ipynb #84388cde
+# %% ../nbs/01_compact.ipynb #5ff1a717
 def _says(p, role):
     "Does part `p` of a `role` message carry conversation, rather than plumbing, scratch work or a placeholder?"
     if isinstance(p, Thinking): return False
@@ -259,7 +266,7 @@ def substantive(m):
     "Does message `m` carry conversation, rather than only host plumbing or placeholders?"
     return any(_says(p, m.role) for p in m.content)
 
-# %% ../nbs/01_compact.ipynb #80e4cae9
+# %% ../nbs/01_compact.ipynb #6148e465
 def _user_prep(s): return _drop_blocks(s, ('system-reminder',))
 
 def compact_user_part(p, max_toks, enc=None):
@@ -276,7 +283,7 @@ def compact_user(m, max_toks, enc=None):
     "Render the text parts of a user message, dropping plumbing parts."
     return _join(compact_user_part(p, max_toks, enc) for p in m.content)
 
-# %% ../nbs/01_compact.ipynb #993a71ab
+# %% ../nbs/01_compact.ipynb #7be5dc3c
 def compact_asst_part(p, text_toks, call_toks, enc=None):
     "Render one assistant part."
     if not _says(p, 'assistant'): return ''
@@ -290,7 +297,7 @@ def compact_asst(m, text_toks, call_toks, enc=None):
     "Render an assistant message."
     return _join(compact_asst_part(p, text_toks, call_toks, enc) for p in m.content)
 
-# %% ../nbs/01_compact.ipynb #5471c043
+# %% ../nbs/01_compact.ipynb #031771ef
 def compact_tool(m, max_toks, enc=None):
     "Render the result parts of a tool message."
     return _join(compact_result(p.text, max_toks, enc) for p in m.content if not isinstance(p, Thinking))
@@ -302,7 +309,7 @@ def compact_msg(m, user_toks, asst_toks, call_toks, result_toks, enc=None):
     if m.role=='tool': return compact_tool(m, result_toks, enc)
     raise ValueError(f"unknown message role {m.role!r}: compact_msg renders 'user', 'assistant' and 'tool' messages")
 
-# %% ../nbs/01_compact.ipynb #d2e0d3e0
+# %% ../nbs/01_compact.ipynb #cdb7c00f
 compact_policy = dict(user_toks=2000, asst_toks=150, call_toks=60, result_toks=35, last_n=5)
 _classes = 'user_toks', 'asst_toks', 'call_toks', 'result_toks'
 
@@ -320,7 +327,7 @@ def _policy(enc=None, **kw):
         if pol[k] is not None and pol[k]<m: raise ValueError(f'{k}={pol[k]} is too small: the smallest {k[:-5]} rendering takes {m} tokens')
     return pol
 
-# %% ../nbs/01_compact.ipynb #c9e3103f
+# %% ../nbs/01_compact.ipynb #d80dddd9
 class Compacted(str):
     "A compact rendering; `stats` says what happened to the messages"
     stats = None
@@ -343,7 +350,7 @@ def _tail(msgs, last_n):
     "Indices of the last `last_n` substantive messages"
     return set(L(i for i,m in enumerate(msgs) if substantive(m))[-last_n:]) if last_n else set()
 
-# %% ../nbs/01_compact.ipynb #f1b05b91
+# %% ../nbs/01_compact.ipynb #19af73f7
 def _render(m, b, enc):
     "`(text, cut)`: message `m` rendered with budgets `b`, and whether anything was cut"
     _cuts.set(tally := [])
@@ -358,7 +365,7 @@ def _assemble(msgs, texts):
         turns[-1].append(t)
     return '\n\n***\n\n'.join('\n'.join(t) for t in turns)
 
-# %% ../nbs/01_compact.ipynb #37a3fd95
+# %% ../nbs/01_compact.ipynb #880bad3f
 def _stats(msgs, rendered, dropped=0):
     "Counts for `compaction_report` from `(text, cut)` per kept message; the first `dropped` messages were left out"
     kept,users = msgs[dropped:],_turn_starts(msgs)
@@ -368,7 +375,7 @@ def _stats(msgs, rendered, dropped=0):
         calls=sum(isinstance(p, ToolUse) for m in kept for p in m.content),
         results_cut=sum(cut for m,(t,cut) in zip(kept, rendered) if m.role=='tool'))
 
-# %% ../nbs/01_compact.ipynb #268ad8f4
+# %% ../nbs/01_compact.ipynb #1654f83c
 def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, last_n=None, max_toks=None):
     "Render canonical messages as compact user-led turns; `max_toks` fits the whole rendering to that size."
     msgs,pol = [_as_msg(m) for m in msgs],_policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks, last_n=last_n)
@@ -377,7 +384,7 @@ def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_to
     rendered = [_render(m, (None,)*4 if i in tail else b, enc) for i,m in enumerate(msgs)]
     return Compacted(_assemble(msgs, [t for t,_ in rendered]), _stats(msgs, rendered))
 
-# %% ../nbs/01_compact.ipynb #7e014c22
+# %% ../nbs/01_compact.ipynb #7e1cca33
 _steps = 64
 
 def _budgets(knob, pol, floors):
@@ -392,7 +399,7 @@ def _tail_budgets(b, x):
     "Budgets for a tail message: the class budgets `b` scaled up geometrically by `x`, unlimited at 1"
     return (None,)*4 if x>=1 else tuple(round(o*2**(24*x)) for o in b)
 
-# %% ../nbs/01_compact.ipynb #0f814f4c
+# %% ../nbs/01_compact.ipynb #918f1d49
 def _dropped_line(msgs, start):
     "The marker for the first `start` messages of `msgs` left out"
     nt = sum(i<start for i in _turn_starts(msgs))
@@ -422,7 +429,7 @@ class _Fitter:
         return self.cache[key]
     def toks(self, knob, start=0): return len_toks(self.render(knob, start)[0], self.enc)
 
-# %% ../nbs/01_compact.ipynb #94db61c1
+# %% ../nbs/01_compact.ipynb #97b6ed67
 def _bisect(lo, hi, ok):
     "Largest `x` in `[lo, hi]` with `ok(x)`, given `ok(lo)`"
     while lo<hi:
@@ -453,7 +460,7 @@ def fit_chat(msgs, max_toks, enc=None, wrap=noop, **policy):
     doc,rendered = f.render(knob, start)
     return Compacted(doc, _stats(msgs, rendered, start))
 
-# %% ../nbs/01_compact.ipynb #840c3c98
+# %% ../nbs/01_compact.ipynb #da3eeb87
 _legend = ("This session is being continued from an earlier conversation, compacted. `§ … §` encloses user text; "
     "`» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; `▶` marks another "
     "tool call; `>` marks its result; `¶` replaces a newline; `***` separates user-led turns; and ` … ` marks removed "
@@ -468,7 +475,7 @@ def compact_skills(body):
     "Names of the skills called in `body`, in order of first call"
     return list(dict.fromkeys(ast.literal_eval(o) for o in _skill_re.findall(body)))
 
-# %% ../nbs/01_compact.ipynb #0e8435a5
+# %% ../nbs/01_compact.ipynb #d4ae2fff
 def compact_content(chat, path, notes='', covers=''):
     "Wrap compact conversation text as a continuation document."
     doc = _legend + (_notes_said if notes else '') + _conv_head + chat
@@ -477,7 +484,7 @@ def compact_content(chat, path, notes='', covers=''):
     doc += _path_head + f'The complete, authoritative transcript is `{path}`.' + (f' This document covers it through {covers}.' if covers else '')
     return Compacted(doc, getattr(chat, 'stats', None))
 
-# %% ../nbs/01_compact.ipynb #078d6298
+# %% ../nbs/01_compact.ipynb #6e859ff1
 def compact_body(content):
     "Extract the conversation body from a compaction document."
     legend,sep,rest = content.partition(_conv_head)
@@ -487,12 +494,12 @@ def compact_body(content):
     if legend.endswith(_notes_said) and (i := body.rfind(_notes_head))>=0: body = body[:i]
     return body
 
-# %% ../nbs/01_compact.ipynb #ac3956a2
+# %% ../nbs/01_compact.ipynb #4c10a4ba
 def join_compacts(*parts):
     "Join non-empty compact conversation segments."
     return '\n\n***\n\n'.join(o for o in parts if o)
 
-# %% ../nbs/01_compact.ipynb #b3119318
+# %% ../nbs/01_compact.ipynb #135c7897
 def compact_doc(msgs, path, notes='', prior='', max_toks=None, enc=None, covers='', **policy):
     "A continuation document for `msgs` after the immutable segment `prior`, within `max_toks` tokens if given"
     wrap = lambda c: compact_content(join_compacts(prior, c), path, notes, covers)
@@ -500,7 +507,7 @@ def compact_doc(msgs, path, notes='', prior='', max_toks=None, enc=None, covers=
     else: chat = fit_chat(msgs, max_toks, enc=enc, wrap=lambda c: wrap(c), **policy)
     return Compacted(wrap(chat) if max_toks is None else chat, chat.stats)
 
-# %% ../nbs/01_compact.ipynb #db68145b
+# %% ../nbs/01_compact.ipynb #31bf869e
 def compaction_report(msgs, doc, enc=None):
     "Counts of what `doc`, a compaction of `msgs`, kept: messages, turns, user messages, calls, results and tokens"
     if getattr(doc, 'stats', None) is None: raise ValueError('doc carries no stats: pass the text that compact_chat, fit_chat, compact_content or compact_doc returned')
@@ -509,7 +516,7 @@ def compaction_report(msgs, doc, enc=None):
     after = len_toks(doc, enc)
     return AttrDict(doc.stats, toks_before=before, toks_after=after, ratio=round(before/max(after, 1), 2))
 
-# %% ../nbs/01_compact.ipynb #e0095e55
+# %% ../nbs/01_compact.ipynb #eddb2176
 def compact_reply(reply, asst_toks=None, call_toks=None, result_toks=None, enc=None, mark=''):
     "Render a prompt's reply in the DSL: prose (bare, or delimited by `mark`), each tool call followed by its result"
     pol = _policy(enc, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
@@ -526,7 +533,7 @@ def compact_reply(reply, asst_toks=None, call_toks=None, result_toks=None, enc=N
                 if p.id in res: out.append(compact_result(res.pop(p.id).text, pol['result_toks'], enc))
     return _join(out)
 
-# %% ../nbs/01_compact.ipynb #c7e4ed7b
+# %% ../nbs/01_compact.ipynb #840ef7a3
 @patch
 def compact(self:Message, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None):
     "Compact a prompt message in place: cap the question, re-render the reply in the DSL; other types are left untouched"
@@ -537,21 +544,21 @@ def compact(self:Message, user_toks=None, asst_toks=None, call_toks=None, result
     self.output = reply
     return self
 
-# %% ../nbs/01_compact.ipynb #fe203505
+# %% ../nbs/01_compact.ipynb #93c33cc0
 @patch
 def compact(self:Dialog, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None):
     "Compact every prompt message in place; the rest of the notebook is untouched"
     for m in self.messages: m.compact(user_toks, asst_toks, call_toks, result_toks, enc)
     return self
 
-# %% ../nbs/01_compact.ipynb #97ebaa36
+# %% ../nbs/01_compact.ipynb #ffefa622
 def compact_code(m, call_toks=None, result_toks=None, enc=None):
     "Render a code message: `#_id`, its source fenced, and its output as a result line"
     out = render_outputs_ai(m.output) if isinstance(m.output, list) and m.output else ''
     res = compact_result(out, ifnone(result_toks, compact_policy['result_toks']), enc) if out.strip() else ''
     return _join([f'#_{m.id}', fenced_code(m.content, call_toks, enc), res])
 
-# %% ../nbs/01_compact.ipynb #d8175db8
+# %% ../nbs/01_compact.ipynb #c38a3617
 def _dlg_msg(m, pol, enc):
     "One dialog message in the flat document"
     if m.msg_type==scode: return compact_code(m, None, pol['result_toks'], enc)
