@@ -13,13 +13,14 @@ __all__ = ['o200k_sha256', 'call_renderers', 'plumbing_tags', 'skill_marker', 'c
            'compact_body', 'join_compacts', 'compact_doc', 'compaction_report', 'compact_reply', 'compact_code',
            'dlg2compact']
 
-# %% ../nbs/01_compact.ipynb #1f2fd886
+# %% ../nbs/01_compact.ipynb #986e1722
 import ast, base64, gzip, hashlib, os, re, tempfile
 from contextvars import ContextVar
-from functools import cache
+from functools import cache, lru_cache
 from importlib.util import find_spec
 from pathlib import Path
 from unittest.mock import patch as _mock_patch
+from fastcore.script import set_ctx
 import tiktoken
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, Thinking, Refusal, Media, ToolUse, ToolResult, mk_msg, tool_text
@@ -107,24 +108,41 @@ def _ends(t, n, enc):
         return hx[:a]+mark+tx[len(tx)-b:]
     return cut, ntoks
 
-# %% ../nbs/01_compact.ipynb #dcfe422a
+# %% ../nbs/01_compact.ipynb #b30f7559
 _cuts = ContextVar('_cuts', default=None)
 
 def _tally():
     "Note a cut in the tally that `compact_chat` may be keeping"
     if (c := _cuts.get()) is not None: c.append(1)
 
+_memo = ContextVar('_memo', default=None)
+
+def _prepared(s, n, prep, enc, mark):
+    "`(t, cut, ntoks)` of `_ends` for text `s` at budget `n`; within a fit, reused at every smaller budget"
+    memo = _memo.get()
+    key = (s, prep, mark, enc)
+    if memo is not None and (o := memo.get(key)) and o[0]>=n: return o[1:]
+    t = prep(_clip(s, n, mark))
+    res = t,*_ends(t, n, enc)
+    if memo is not None: memo[key] = (n, *res)
+    return res
+
+@lru_cache(maxsize=4096)
+def _len_short(s, enc):
+    "`len_toks` of a short, often repeated string such as a renderer's empty cut form"
+    return len_toks(s, enc)
+
 def _fit(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or cut to its ends around `mark`; '' if nothing fits"
     if max_toks is None: return fmt(prep(s))
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
-    t = prep(_clip(s, n, mark))
-    cut,ntoks = _ends(t, n, enc)
+    t,cut,ntoks = _prepared(s, n, prep, enc, mark)
     fits = lambda r: len_toks(r, enc)<=n
     if ntoks is not None and ntoks<=n and fits(r := fmt(t)): return r
     _tally()
-    if not fits(best := fmt(mark)): return ''
-    lo,hi = 0,n-len_toks(best, enc)           # try the budget less the fixed cost first: it usually fits
+    best = fmt(mark)
+    if (base := _len_short(best, enc))>n: return ''
+    lo,hi = 0,n-base                          # try the budget less the fixed cost first: it usually fits
     if ntoks is not None: hi = min(hi, ntoks-1)
     k = hi
     while lo<hi:
@@ -350,11 +368,10 @@ def _tail(msgs, last_n):
     "Indices of the last `last_n` substantive messages"
     return set(L(i for i,m in enumerate(msgs) if substantive(m))[-last_n:]) if last_n else set()
 
-# %% ../nbs/01_compact.ipynb #19af73f7
+# %% ../nbs/01_compact.ipynb #6ff1a5c3
 def _render(m, b, enc):
     "`(text, cut)`: message `m` rendered with budgets `b`, and whether anything was cut"
-    _cuts.set(tally := [])
-    return compact_msg(m, *b, enc=enc), bool(tally)
+    with set_ctx(_cuts, tally := []): return compact_msg(m, *b, enc=enc), bool(tally)
 
 def _assemble(msgs, texts):
     "Rendered `texts` of `msgs` as user-led turns joined by `***`"
@@ -399,7 +416,7 @@ def _tail_budgets(b, x):
     "Budgets for a tail message: the class budgets `b` scaled up geometrically by `x`, unlimited at 1"
     return (None,)*4 if x>=1 else tuple(round(o*2**(24*x)) for o in b)
 
-# %% ../nbs/01_compact.ipynb #918f1d49
+# %% ../nbs/01_compact.ipynb #867d6a7d
 def _dropped_line(msgs, start):
     "The marker for the first `start` messages of `msgs` left out"
     nt = sum(i<start for i in _turn_starts(msgs))
@@ -412,13 +429,13 @@ class _Fitter:
     def __init__(self, msgs, pol, enc, wrap):
         store_attr('msgs,pol,enc,wrap')
         mins = _min_toks(enc)
-        self.floors,self.cache = {k: min(pol[k], max(mins[k], fit_floors[k])) for k in _classes},{}
+        self.floors,self.cache,self.memo = {k: min(pol[k], max(mins[k], fit_floors[k])) for k in _classes},{},{}
         self.tail = _tail(msgs, pol['last_n'])
     def render(self, knob, start=0):
         "`(doc, rendered)`: the wrapped rendering from message `start` on, and `(text, cut)` per message"
         b,x = _budgets(knob, self.pol, self.floors)
         tb = _tail_budgets(b, x)
-        rendered = [self._msg(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))]
+        with set_ctx(_memo, self.memo): rendered = [self._msg(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))]
         body = _assemble(self.msgs[start:], [t for t,_ in rendered])
         if start: body = _dropped_line(self.msgs, start)+('\n\n***\n\n'+body if body else '')
         return self.wrap(body), rendered
@@ -429,34 +446,31 @@ class _Fitter:
         return self.cache[key]
     def toks(self, knob, start=0): return len_toks(self.render(knob, start)[0], self.enc)
 
-# %% ../nbs/01_compact.ipynb #97b6ed67
-def _bisect(lo, hi, ok):
-    "Largest `x` in `[lo, hi]` with `ok(x)`, given `ok(lo)`"
-    while lo<hi:
-        mid = (lo+hi+1)//2
-        if ok(mid): lo = mid
-        else: hi = mid-1
+# %% ../nbs/01_compact.ipynb #29c5f970
+def _largest(lo, hi, size, n, slo=None):
+    "Largest `k` in `[lo, hi]` with `size(k) <= n`, for `size` non-decreasing and `size(lo) <= n`"
+    if (shi := size(hi))<=n: return hi
+    slo,bis = ifnone(slo, 0),False
+    while hi-lo>1:   # interpolation search; every other step bisects, so it never takes more than twice log2 steps
+        k = (lo+hi)//2 if bis or shi<=slo else lo+(n-slo)*(hi-lo)//(shi-slo)
+        k = min(max(k, lo+1), hi-1)
+        if (sk := size(k))<=n: lo,slo = k,sk
+        else: hi,shi = k,sk
+        bis = not bis
     return lo
-
-def _first_fit(cands, ok):
-    "The first of `cands` with `ok`, given that the last has it"
-    lo,hi = 0,len(cands)-1
-    while lo<hi:
-        mid = (lo+hi)//2
-        if ok(cands[mid]): hi = mid
-        else: lo = mid+1
-    return cands[lo]
 
 def fit_chat(msgs, max_toks, enc=None, wrap=noop, **policy):
     "Compact `msgs` so that `wrap` of the rendering is within `max_toks` tokens, cutting results first and user text last"
     msgs,pol = [_as_msg(m) for m in msgs],_policy(enc, **policy)
     f,top,n = _Fitter(msgs, pol, enc, wrap),5*_steps,max(int(max_toks), 0)
     start = 0
-    if f.toks(0)>n:   # even the smallest rendering is too big: drop the oldest turns, then the newest turn's oldest messages
+    if (low := f.toks(0))>n:   # even the smallest rendering is too big: drop the oldest turns, then the newest turn's oldest messages
         if (m := f.toks(0, len(msgs)))>n: raise ValueError(f'max_toks={max_toks} is too small: the least this rendering can be is {m} tokens')
         ts = [i for i in _turn_starts(msgs) if i>0]
-        start = _first_fit(ts+list(range((ts or [0])[-1]+1, len(msgs)+1)), lambda c: f.toks(0, c)<=n)
-    knob = top if f.toks(top, start)<=n else _bisect(0, top-1, lambda k: f.toks(k, start)<=n)
+        cands = (ts+list(range((ts or [0])[-1]+1, len(msgs)+1)))[::-1]   # from all dropped to the fewest dropped
+        start = cands[_largest(0, len(cands)-1, lambda j: f.toks(0, cands[j]), n, m)]
+        low = f.toks(0, start)
+    knob = _largest(0, top, lambda k: f.toks(k, start), n, low)
     doc,rendered = f.render(knob, start)
     return Compacted(doc, _stats(msgs, rendered, start))
 
