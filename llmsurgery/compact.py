@@ -368,19 +368,24 @@ def _tail(msgs, last_n):
     "Indices of the last `last_n` substantive messages"
     return set(L(i for i,m in enumerate(msgs) if substantive(m))[-last_n:]) if last_n else set()
 
-# %% ../nbs/01_compact.ipynb #6ff1a5c3
+# %% ../nbs/01_compact.ipynb #59aa4ad3
 def _render(m, b, enc):
     "`(text, cut)`: message `m` rendered with budgets `b`, and whether anything was cut"
     with set_ctx(_cuts, tally := []): return compact_msg(m, *b, enc=enc), bool(tally)
 
-def _assemble(msgs, texts):
-    "Rendered `texts` of `msgs` as user-led turns joined by `***`"
+def _turns(msgs, texts):
+    "Rendered `texts` of `msgs` grouped into user-led turns, each as one string"
     starts,turns = set(_turn_starts(msgs)),[]
     for i,t in enumerate(texts):
         if not t: continue
         if i in starts or not turns: turns.append([])
         turns[-1].append(t)
-    return '\n\n***\n\n'.join('\n'.join(t) for t in turns)
+    return ['\n'.join(t) for t in turns]
+
+_sep = '\n\n***\n\n'
+def _assemble(msgs, texts):
+    "Rendered `texts` of `msgs` as user-led turns joined by `***`"
+    return _sep.join(_turns(msgs, texts))
 
 # %% ../nbs/01_compact.ipynb #880bad3f
 def _stats(msgs, rendered, dropped=0):
@@ -416,7 +421,7 @@ def _tail_budgets(b, x):
     "Budgets for a tail message: the class budgets `b` scaled up geometrically by `x`, unlimited at 1"
     return (None,)*4 if x>=1 else tuple(round(o*2**(24*x)) for o in b)
 
-# %% ../nbs/01_compact.ipynb #867d6a7d
+# %% ../nbs/01_compact.ipynb #ec974f92
 def _dropped_line(msgs, start):
     "The marker for the first `start` messages of `msgs` left out"
     nt = sum(i<start for i in _turn_starts(msgs))
@@ -437,7 +442,7 @@ class _Fitter:
         tb = _tail_budgets(b, x)
         with set_ctx(_memo, self.memo): rendered = [self._msg(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))]
         body = _assemble(self.msgs[start:], [t for t,_ in rendered])
-        if start: body = _dropped_line(self.msgs, start)+('\n\n***\n\n'+body if body else '')
+        if start: body = _dropped_line(self.msgs, start)+(_sep+body if body else '')
         return self.wrap(body), rendered
     def _msg(self, i, b):
         m = self.msgs[i]
@@ -508,10 +513,10 @@ def compact_body(content):
     if legend.endswith(_notes_said) and (i := body.rfind(_notes_head))>=0: body = body[:i]
     return body
 
-# %% ../nbs/01_compact.ipynb #4c10a4ba
+# %% ../nbs/01_compact.ipynb #e8fe12f4
 def join_compacts(*parts):
     "Join non-empty compact conversation segments."
-    return '\n\n***\n\n'.join(o for o in parts if o)
+    return _sep.join(o for o in parts if o)
 
 # %% ../nbs/01_compact.ipynb #135c7897
 def compact_doc(msgs, path, notes='', prior='', max_toks=None, enc=None, covers='', **policy):
@@ -521,12 +526,18 @@ def compact_doc(msgs, path, notes='', prior='', max_toks=None, enc=None, covers=
     else: chat = fit_chat(msgs, max_toks, enc=enc, wrap=lambda c: wrap(c), **policy)
     return Compacted(wrap(chat) if max_toks is None else chat, chat.stats)
 
-# %% ../nbs/01_compact.ipynb #31bf869e
+# %% ../nbs/01_compact.ipynb #063a58b4
+def _len_turns(turns, enc=None):
+    "`len_toks` of `turns` joined by `***`, counted in parallel"
+    parts = [t+_sep for t in turns[:-1]] + turns[-1:]
+    return sum(map(len, ifnone(enc, compact_enc()).encode_ordinary_batch(parts, num_threads=os.cpu_count() or 1)))
+
+# %% ../nbs/01_compact.ipynb #289291d4
 def compaction_report(msgs, doc, enc=None):
     "Counts of what `doc`, a compaction of `msgs`, kept: messages, turns, user messages, calls, results and tokens"
     if getattr(doc, 'stats', None) is None: raise ValueError('doc carries no stats: pass the text that compact_chat, fit_chat, compact_content or compact_doc returned')
     msgs = [_as_msg(m) for m in msgs]
-    before = len_toks(_assemble(msgs, [compact_msg(m, *(None,)*4, enc=enc) for m in msgs]), enc)
+    before = _len_turns(_turns(msgs, [compact_msg(m, *(None,)*4, enc=enc) for m in msgs]), enc)
     after = len_toks(doc, enc)
     return AttrDict(doc.stats, toks_before=before, toks_after=after, ratio=round(before/max(after, 1), 2))
 
