@@ -36,7 +36,7 @@ def tool_result(text, tool_name=None):
     "Create a canonical tool-result message; pass `tool_name` to pair it with its `tool_part` call"
     return Msg('tool', [ToolResult(name=tool_name, text=text)])
 
-# %% ../nbs/01_compact.ipynb #3acf20e8
+# %% ../nbs/01_compact.ipynb #98311fb7
 o200k_sha256 = '446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d'
 _o200k_url = 'https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken'
 
@@ -56,7 +56,7 @@ def o200k_ranks():
         if hashlib.sha256(data).hexdigest()==o200k_sha256:
             return {base64.b64decode(tok): int(rank) for tok,rank in (l.split() for l in data.splitlines() if l)}
     raise RuntimeError("The o200k_base tokenizer file is not available offline. Install the `bpe-openai` package "
-        "(it ships the file), or set LLMSURGERY_O200K to a copy of o200k_base.tiktoken (sha256 {o200k_sha256}).")
+        f"(it ships the file), or set LLMSURGERY_O200K to a copy of o200k_base.tiktoken (sha256 {o200k_sha256}).")
 
 # %% ../nbs/01_compact.ipynb #bb652ac2
 @cache
