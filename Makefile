@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)  ## compact the bundled long Claude Code session into a continuation document
-	$(BIN)/llmsurgery-compact $(EXAMPLE) --report
+	$(BIN)/llmsurgery-compact $(EXAMPLE) --max-tokens 12000 --report
 
 test: $(STAMP)  ## the whole test suite, as CI runs it
 	PATH=$(BIN):$$PATH sh tools/test.sh
