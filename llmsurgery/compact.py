@@ -79,10 +79,10 @@ def len_toks(s, enc=None):
 # %% ../nbs/01_compact.ipynb #a76b591a
 _tokmax = 128  # no o200k token spans more than 128 bytes, hence 128 characters
 
-def _clip(s, n, mark):
-    "`s`, or just its two ends around `mark` when `n` tokens from either end cannot reach its middle"
+def _clip(s, n, mark, prep=noop):
+    "`prep(s)`, or just its two ends, each prepared, around `mark` when `n` tokens from either end cannot reach its middle"
     x = _tokmax*(n+2)
-    return s if len(s) <= 2*x+len(mark) else s[:x]+mark+s[-x:]
+    return prep(s) if len(s) <= 2*x+len(mark) else prep(s[:x])+mark+prep(s[-x:])
 
 def _window(t, n, enc, tail=False):
     "`(text, tokens)` of the shortest window at the start (or end) of `t` with more than `n` tokens; None if it would span half of `t`"
@@ -122,7 +122,7 @@ def _prepared(s, n, prep, enc, mark):
     memo = _memo.get()
     key = (s, prep, mark, enc)
     if memo is not None and (o := memo.get(key)) and o[0]>=n: return o[1:]
-    t = prep(_clip(s, n, mark))
+    t = _clip(s, n, mark, prep)
     res = t,*_ends(t, n, enc)
     if memo is not None: memo[key] = (n, *res)
     return res
@@ -205,7 +205,7 @@ def _full(s):
 # %% ../nbs/01_compact.ipynb #8f1570e1
 def _fence(code, info='python'):
     "`code` in a Markdown fence longer than any backtick run that starts one of its lines"
-    runs = re.findall(r'^[ \t]*(`+)', code, re.MULTILINE)
+    runs = re.findall(r'(?:^|(?<=\r))[ \t]*(`+)', code, re.MULTILINE)   # a bare \r ends a line too (CommonMark)
     f = '`'*max(3, 1+max(map(len, runs), default=0))
     return f'{f}{info}\n{code.rstrip(chr(10))}\n{f}'
 
