@@ -1,0 +1,10 @@
+"Hypothesis profiles: `ci` (the default: fixed examples, a few minutes for the whole suite) and `long` (HYPOTHESIS_PROFILE=long)"
+import os
+from hypothesis import HealthCheck, settings
+
+_slow_ok = [HealthCheck.too_slow, HealthCheck.data_too_large]
+# `ci` fixes the examples (derandomize) so a CI run is reproducible; tests may still lower max_examples for expensive properties
+settings.register_profile('ci', derandomize=True, deadline=None, max_examples=100, suppress_health_check=_slow_ok, print_blob=True)
+# `long` explores: fresh random examples every run, many of them
+settings.register_profile('long', deadline=None, max_examples=2000, suppress_health_check=_slow_ok, print_blob=True)
+settings.load_profile(os.environ.get('HYPOTHESIS_PROFILE', 'ci'))
