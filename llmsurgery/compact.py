@@ -76,7 +76,7 @@ def len_toks(s, enc=None):
     "Number of tokens in `s`."
     return len(enc_toks(s, enc))
 
-# %% ../nbs/01_compact.ipynb #a76b591a
+# %% ../nbs/01_compact.ipynb #f6328409
 _tokmax = 128  # no o200k token spans more than 128 bytes, hence 128 characters
 
 def _clip(s, n, mark, prep=noop):
@@ -108,7 +108,7 @@ def _ends(t, n, enc):
         return hx[:a]+mark+tx[len(tx)-b:]
     return cut, ntoks
 
-# %% ../nbs/01_compact.ipynb #b30f7559
+# %% ../nbs/01_compact.ipynb #8a7a4711
 _cuts = ContextVar('_cuts', default=None)
 
 def _tally():
@@ -202,7 +202,7 @@ def _full(s):
     w = s.strip()
     return w[1:-1].strip() if len(w)>1 else None
 
-# %% ../nbs/01_compact.ipynb #8f1570e1
+# %% ../nbs/01_compact.ipynb #5c245603
 def _fence(code, info='python'):
     "`code` in a Markdown fence longer than any backtick run that starts one of its lines"
     runs = re.findall(r'(?:^|(?<=\r))[ \t]*(`+)', code, re.MULTILINE)   # a bare \r ends a line too (CommonMark)
@@ -224,10 +224,10 @@ def bash_call(command, max_toks, enc=None):
     "Render a Bash command within `max_toks`."
     return _fit(_str(command), max_toks, lambda b: f'! {b}', _lines, enc=enc)
 
-# %% ../nbs/01_compact.ipynb #44415e78
+# %% ../nbs/01_compact.ipynb #048b0d34
 def _arg(v, n):
     "Literal form of argument value `v`, clipped to what `n` tokens can show"
-    if isinstance(v, str): return repr(_lines(_clip(v, n, ' … ')) if '\n' in v[:2*_tokmax*(n+2)+9] else _clip(v, n, ' … '))
+    if isinstance(v, str): return repr(_clip(v, n, ' … ', lambda o: _lines(o) if o.strip() else o))
     if isinstance(v, (bytes, bytearray)): return f'<{len(v)} bytes>'
     try: return _clip(repr(v), n, ' … ')
     except Exception: return f'<{type(v).__name__}>'
@@ -327,16 +327,16 @@ def compact_msg(m, user_toks, asst_toks, call_toks, result_toks, enc=None):
     if m.role=='tool': return compact_tool(m, result_toks, enc)
     raise ValueError(f"unknown message role {m.role!r}: compact_msg renders 'user', 'assistant' and 'tool' messages")
 
-# %% ../nbs/01_compact.ipynb #cdb7c00f
+# %% ../nbs/01_compact.ipynb #9e66c991
 compact_policy = dict(user_toks=2000, asst_toks=150, call_toks=60, result_toks=35, last_n=5)
 _classes = 'user_toks', 'asst_toks', 'call_toks', 'result_toks'
 
 @cache
 def _min_toks(enc=None):
-    "The smallest budget each message class can render in, so that no message vanishes"
+    "The smallest budget each message class can render in, so that no message vanishes (a user message may carry a call)"
     t = lambda s: len_toks(s, enc)
-    return dict(user_toks=t('§  …  §'), asst_toks=t('»  …  »'), result_toks=t('>  … '),
-                call_toks=max(fence_min(enc), t('!  … '), t('▶  … ')))
+    call = max(fence_min(enc), t('!  … '), t('▶  … '))
+    return dict(user_toks=max(t('§  …  §'), call), asst_toks=t('»  …  »'), result_toks=t('>  … '), call_toks=call)
 
 def _policy(enc=None, **kw):
     "`kw` over `compact_policy`, checked against each class's smallest rendering"
@@ -479,7 +479,7 @@ def fit_chat(msgs, max_toks, enc=None, wrap=noop, **policy):
     doc,rendered = f.render(knob, start)
     return Compacted(doc, _stats(msgs, rendered, start))
 
-# %% ../nbs/01_compact.ipynb #da3eeb87
+# %% ../nbs/01_compact.ipynb #b6bbee48
 _legend = ("This session is being continued from an earlier conversation, compacted. `§ … §` encloses user text; "
     "`» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; `▶` marks another "
     "tool call; `>` marks its result; `¶` replaces a newline; `***` separates user-led turns; and ` … ` marks removed "
@@ -491,8 +491,8 @@ _skills_say = 'Skill texts were compacted away. Before relying on a skill, re-in
 _skill_re = re.compile(r"""▶ Skill\((?:skill|name)=('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
 
 def compact_skills(body):
-    "Names of the skills called in `body`, in order of first call"
-    return list(dict.fromkeys(ast.literal_eval(o) for o in _skill_re.findall(body)))
+    "Names of the skills called in `body`, in order of first call; a name cut by a budget is no name"
+    return list(dict.fromkeys(o for o in map(ast.literal_eval, _skill_re.findall(body)) if ' … ' not in o))
 
 # %% ../nbs/01_compact.ipynb #d4ae2fff
 def compact_content(chat, path, notes='', covers=''):

@@ -369,7 +369,8 @@ def test_fenced_code_search_is_logarithmic(body, n):
 @given(st.dictionaries(st.sampled_from(['user_toks', 'asst_toks', 'call_toks', 'result_toks']), st.integers(0, 12), min_size=1))
 def test_compact_chat_names_a_class_budget_that_is_too_small(budgets):
     "Too small: compact_chat checks the policy before rendering and names the class whose budget is below its smallest rendering"
-    smallest = dict(user_toks=toks('§  …  §'), asst_toks=toks('»  …  »'), result_toks=toks('>  … '), call_toks=max(fence_min(), CALL_CUT))
+    call = max(fence_min(), CALL_CUT)
+    smallest = dict(user_toks=max(toks('§  …  §'), call), asst_toks=toks('»  …  »'), result_toks=toks('>  … '), call_toks=call)   # a user message may carry a call
     low = [k for k, v in budgets.items() if v < smallest[k]]
     msgs = [mk_msg('hi')]
     if not low:
