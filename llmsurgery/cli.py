@@ -8,8 +8,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/cli.html.md"""
 __all__ = ['big_file', 'msg_fingerprint', 'covers_clause', 'covered_by', 'since_start', 'report_line', 'report_table',
            'compact_dialog', 'progress_bar', 'bar_lines', 'compact_session', 'llmsurgery_compact']
 
-# %% ../nbs/03_cli.ipynb #792159a1
-import hashlib, json, re, sys, warnings
+# %% ../nbs/03_cli.ipynb #e49f7e47
+import hashlib, json, os, re, sys, warnings
 from tqdm import tqdm
 from pathlib import Path
 from fastcore.utils import *
@@ -136,7 +136,7 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
         if bar: bar.close()
     return doc, lines+[report_line(r)]+([report_table(r)] if report else [])
 
-# %% ../nbs/03_cli.ipynb #36195d82
+# %% ../nbs/03_cli.ipynb #2f6d6d48
 @call_parse
 def llmsurgery_compact(
     session:str, # Session file: Claude Code or Codex JSONL, or an aidialog .ipynb
@@ -161,9 +161,11 @@ def llmsurgery_compact(
     try:
         doc,lines = compact_session(session, **kw)
         if doc is not None: _write(doc, out)
+    except BrokenPipeError:   # the reader stopped early (`| head`): not an error, and nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # so the flush at exit has nowhere to fail
+        return 0
     except (OSError, ValueError, UnicodeError, RuntimeError) as e:
         print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
         return 2
-    except BrokenPipeError: return 0
     print('\n'.join(lines), file=sys.stderr)
     return 0

@@ -13,7 +13,7 @@ __all__ = ['o200k_sha256', 'call_renderers', 'plumbing_tags', 'skill_marker', 'c
            'compact_body', 'join_compacts', 'compact_doc', 'compaction_report', 'compact_reply', 'compact_code',
            'dlg2compact']
 
-# %% ../nbs/01_compact.ipynb #986e1722
+# %% ../nbs/01_compact.ipynb #db617bcd
 import ast, base64, gzip, hashlib, os, re, tempfile
 from contextvars import ContextVar
 from functools import cache, lru_cache
@@ -25,7 +25,7 @@ import tiktoken
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, Thinking, Refusal, Media, ToolUse, ToolResult, mk_msg, tool_text
 from aidialog.dialog import Dialog, Message, sprompt, snote, scode, sraw, render_outputs_ai
-from .hist import fmt2hist
+from .hist import fmt2hist, pair_tools
 
 # %% ../nbs/01_compact.ipynb #8a33a325
 def tool_part(tool_name, **arguments):
@@ -327,7 +327,7 @@ def compact_msg(m, user_toks, asst_toks, call_toks, result_toks, enc=None):
     if m.role=='tool': return compact_tool(m, result_toks, enc)
     raise ValueError(f"unknown message role {m.role!r}: compact_msg renders 'user', 'assistant' and 'tool' messages")
 
-# %% ../nbs/01_compact.ipynb #9e66c991
+# %% ../nbs/01_compact.ipynb #a39c2978
 compact_policy = dict(user_toks=2000, asst_toks=150, call_toks=60, result_toks=35, last_n=5)
 _classes = 'user_toks', 'asst_toks', 'call_toks', 'result_toks'
 
@@ -339,8 +339,10 @@ def _min_toks(enc=None):
     return dict(user_toks=max(t('§  …  §'), call), asst_toks=t('»  …  »'), result_toks=t('>  … '), call_toks=call)
 
 def _policy(enc=None, **kw):
-    "`kw` over `compact_policy`, checked against each class's smallest rendering"
+    "`kw` over `compact_policy`, checked: whole numbers, none below its class's smallest rendering"
     pol = {k: ifnone(kw.get(k), v) for k,v in compact_policy.items()}
+    for k,v in pol.items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v<0): raise ValueError(f'{k}={v!r}: expected a whole number >= 0')
     for k,m in _min_toks(enc).items():
         if pol[k] is not None and pol[k]<m: raise ValueError(f'{k}={pol[k]} is too small: the smallest {k[:-5]} rendering takes {m} tokens')
     return pol
@@ -541,11 +543,11 @@ def compaction_report(msgs, doc, enc=None):
     after = len_toks(doc, enc)
     return AttrDict(doc.stats, toks_before=before, toks_after=after, ratio=round(before/max(after, 1), 2))
 
-# %% ../nbs/01_compact.ipynb #eddb2176
+# %% ../nbs/01_compact.ipynb #57c58ae7
 def compact_reply(reply, asst_toks=None, call_toks=None, result_toks=None, enc=None, mark=''):
     "Render a prompt's reply in the DSL: prose (bare, or delimited by `mark`), each tool call followed by its result"
     pol = _policy(enc, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
-    msgs = fmt2hist(reply)
+    msgs = pair_tools(fmt2hist(reply))   # blocks written without ids still pair, in order
     res = {p.id: p for m in msgs if m.role=='tool' for p in m.content if isinstance(p, ToolResult)}
     out = []
     for m in msgs:
