@@ -423,7 +423,7 @@ def _tail_budgets(b, x):
     "Budgets for a tail message: the class budgets `b` scaled up geometrically by `x`, unlimited at 1"
     return (None,)*4 if x>=1 else tuple(round(o*2**(24*x)) for o in b)
 
-# %% ../nbs/01_compact.ipynb #ec974f92
+# %% ../nbs/01_compact.ipynb #8fd73ffe
 def _dropped_line(msgs, start):
     "The marker for the first `start` messages of `msgs` left out"
     nt = sum(i<start for i in _turn_starts(msgs))
@@ -436,7 +436,7 @@ class _Fitter:
     def __init__(self, msgs, pol, enc, wrap):
         store_attr('msgs,pol,enc,wrap')
         mins = _min_toks(enc)
-        self.floors,self.cache,self.memo = {k: min(pol[k], max(mins[k], fit_floors[k])) for k in _classes},{},{}
+        self.floors,self.cache,self.memo,self.sizes = {k: min(pol[k], max(mins[k], fit_floors[k])) for k in _classes},{},{},{}
         self.tail = _tail(msgs, pol['last_n'])
     def render(self, knob, start=0):
         "`(doc, rendered)`: the wrapped rendering from message `start` on, and `(text, cut)` per message"
@@ -451,13 +451,16 @@ class _Fitter:
         key = (i, b[0] if m.role=='user' else b[1:3] if m.role=='assistant' else b[3])
         if key not in self.cache: self.cache[key] = _render(m, b, self.enc)
         return self.cache[key]
-    def toks(self, knob, start=0): return len_toks(self.render(knob, start)[0], self.enc)
+    def toks(self, knob, start=0):
+        "Tokens in the rendering at `knob` from message `start` on (each counted once)"
+        if (knob, start) not in self.sizes: self.sizes[knob, start] = len_toks(self.render(knob, start)[0], self.enc)
+        return self.sizes[knob, start]
 
-# %% ../nbs/01_compact.ipynb #29c5f970
-def _largest(lo, hi, size, n, slo=None):
+# %% ../nbs/01_compact.ipynb #716a0050
+def _largest(lo, hi, size, n):
     "Largest `k` in `[lo, hi]` with `size(k) <= n`, for `size` non-decreasing and `size(lo) <= n`"
     if (shi := size(hi))<=n: return hi
-    slo,bis = ifnone(slo, 0),False
+    slo,bis = size(lo),False
     while hi-lo>1:   # interpolation search; every other step bisects, so it never takes more than twice log2 steps
         k = (lo+hi)//2 if bis or shi<=slo else lo+(n-slo)*(hi-lo)//(shi-slo)
         k = min(max(k, lo+1), hi-1)
@@ -467,17 +470,21 @@ def _largest(lo, hi, size, n, slo=None):
     return lo
 
 def fit_chat(msgs, max_toks, enc=None, wrap=noop, **policy):
-    "Compact `msgs` so that `wrap` of the rendering is within `max_toks` tokens, cutting results first and user text last"
+    "Compact `msgs` so that `wrap` of the rendering is within `max_toks` tokens: results shrink first, user text and the last messages last"
     msgs,pol = [_as_msg(m) for m in msgs],_policy(enc, **policy)
-    f,top,n = _Fitter(msgs, pol, enc, wrap),5*_steps,max(int(max_toks), 0)
-    start = 0
-    if (low := f.toks(0))>n:   # even the smallest rendering is too big: drop the oldest turns, then the newest turn's oldest messages
-        if (m := f.toks(0, len(msgs)))>n: raise ValueError(f'max_toks={max_toks} is too small: the least this rendering can be is {m} tokens')
-        ts = [i for i in _turn_starts(msgs) if i>0]
-        cands = (ts+list(range((ts or [0])[-1]+1, len(msgs)+1)))[::-1]   # from all dropped to the fewest dropped
-        start = cands[_largest(0, len(cands)-1, lambda j: f.toks(0, cands[j]), n, m)]
-        low = f.toks(0, start)
-    knob = _largest(0, top, lambda k: f.toks(k, start), n, low)
+    f,top,keep,n = _Fitter(msgs, pol, enc, wrap),5*_steps,2*_steps,max(int(max_toks), 0)
+    size = lambda k, start=0: f.toks(k, start)
+    turns = ([0]+[i for i in _turn_starts(msgs) if i>0])[::-1]   # where the kept part may start, from the newest turn alone to all
+    if size(top)<=n: knob,start = top,0
+    elif size(keep, turns[0])<=n:   # keep user text and the last messages whole, dropping the oldest turns as needed
+        start = turns[_largest(0, len(turns)-1, lambda j: size(keep, turns[j]), n)]
+        knob = _largest(keep, top, lambda k: size(k, start), n)
+    elif size(0, start := turns[0])<=n: knob = _largest(0, keep-1, lambda k: size(k, start), n)   # the newest turn alone, squeezed
+    else:   # even that is too big: drop the newest turn's oldest messages too
+        if (m := size(0, len(msgs)))>n: raise ValueError(f'max_toks={max_toks} is too small: the least this rendering can be is {m} tokens')
+        cands = list(range(len(msgs), start, -1))
+        start = cands[_largest(0, len(cands)-1, lambda j: size(0, cands[j]), n)]
+        knob = _largest(0, top, lambda k: size(k, start), n)
     doc,rendered = f.render(knob, start)
     return Compacted(doc, _stats(msgs, rendered, start))
 
