@@ -95,8 +95,8 @@ def cc_user_part(b, meta=False):
     if not s or (meta and not s.startswith(skill_prefix)) or s.lstrip().startswith(cc_plumbing): return None
     return Text(s)
 
-# %% ../nbs/02_sessions.ipynb #f0d2597e
-summary_prefix = 'This session is being continued from a'
+# %% ../nbs/02_sessions.ipynb #ea520587
+summary_prefix = 'This session is being continued from a previous conversation'
 
 def cc_summary(r):
     "Text of a user record that is a host compaction summary (flagged `isCompactSummary`, or known by its opening words), else None"
@@ -131,7 +131,7 @@ def cc_assistant(r, names):
     if isinstance(c, str): c = [dict(type='text', text=c)]
     return [p for b in c if (f:=_cc_asst.get(b.get('type'))) and (p:=f(b, names))]
 
-# %% ../nbs/02_sessions.ipynb #21989a0d
+# %% ../nbs/02_sessions.ipynb #d2fd05ae
 def read_claude(lines, all=False, sidechains=False):
     "Canonical `Msg`s from the lines of a Claude Code session JSONL: only what follows the last compaction, unless `all`"
     res,names,last = Msgs(),{},None
@@ -144,7 +144,9 @@ def read_claude(lines, all=False, sidechains=False):
             continue
         if t not in ('user', 'assistant'): continue
         try:
-            if (s:=cc_summary(r)) is not None: res.summary = s; continue
+            if (s:=cc_summary(r)) is not None:
+                res.summary = s
+                if all: continue
             if t=='user': ms,last = cc_user(r, names),None
             elif r['message'].get('model')=='<synthetic>': continue
             else:
@@ -223,15 +225,17 @@ cx_items = dict(message = cx_message,
     function_call_output = cx_result,
     custom_tool_call_output = cx_result)
 
-# %% ../nbs/02_sessions.ipynb #1c139b20
+# %% ../nbs/02_sessions.ipynb #940c4d05
 def read_codex(lines, all=False):
     "Canonical `Msg`s from the lines of a Codex rollout JSONL: only what follows the last compaction, unless `all`"
     res,names = Msgs(),{}
     for r in records(lines, res):
         t,p = r.get('type'),r.get('payload')
         if t=='compacted':
-            if not all: res.clear()
             res.summary = p.get('message') if isinstance(p, dict) else None
+            if not all:
+                res.clear()
+                if isinstance(res.summary, str) and res.summary.strip(): res.append(Msg('user', [Text(fix_surrogates(res.summary))]))
             continue
         if t!='response_item' or not isinstance(p, dict) or not (f:=cx_items.get(str(p.get('type')))): continue
         try: m = f(p, names)

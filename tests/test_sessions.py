@@ -12,7 +12,8 @@ mkex = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mkex)
 
 INJECTED = ('<environment_context>', '<system-reminder>', 'Caveat:', '<command-name>', '<local-command-stdout>',
-            '<permissions instructions>', 'AGENTS.md instructions', '<INSTRUCTIONS>', 'This session is being continued', ';base64,')
+            '<permissions instructions>', 'AGENTS.md instructions', '<INSTRUCTIONS>', ';base64,')
+# The host's compaction summary is not in the list: it is the only trace of what came before the boundary, so it is kept
 
 def strings(m):
     "Every string a message carries into the renderer: texts and tool arguments (media parts carry their data URL)"
@@ -47,9 +48,11 @@ def test_examples_match_generator():
 def test_claude_short():
     s = read('claude_short.jsonl')
     assert (s.fmt, s.bad_lines) == ('claude', 1)
-    assert Counter(m.role for m in s.msgs) == dict(user=4, assistant=7, tool=6)
+    assert Counter(m.role for m in s.msgs) == dict(user=5, assistant=7, tool=6)
     assert_clean(s.msgs)
     users = [m.text for m in s.msgs if m.role=='user']
+    assert users[0] == s.summary and s.summary.startswith('This session is being continued')   # the host's summary opens the rest
+    users = users[1:]
     assert users[0] == 'Fix the reader, then show me the failing test output.'
     assert users[1].startswith('Base directory for this skill:')               # kept, for the renderer's skill marker
     assert users[-1] == 'that failure is the old fixture; ignore it and finish up'
@@ -58,9 +61,9 @@ def test_claude_short():
     assert s.summary.startswith('This session is being continued')
     calls, res = paired(s.msgs)
     assert calls == res and len(calls) == 6
-    first = s.msgs[1].content                                               # three records of one API message, joined
+    first = s.msgs[2].content                                               # three records of one API message, joined
     assert [type(p) for p in first] == [Thinking, Text, ToolUse]
-    assert isinstance(s.msgs[0].content[1], InputImage)
+    assert isinstance(s.msgs[1].content[1], InputImage)
     assert not any(p.text.startswith('Only `read_rows` and') for m in s.msgs for p in m.content if p.text)  # the sub-agent's own reply
     results = {p.name: p.text for m in s.msgs if m.role=='tool' for p in m.content}
     assert results['Bash'].startswith('Error: Exit code 1') and results['Bash'].endswith('<media input_image image/png>')
@@ -70,7 +73,7 @@ def test_claude_short_all_and_sidechains():
     s, a, sc = read('claude_short.jsonl'), read('claude_short.jsonl', all=True), read('claude_short.jsonl', sidechains=True)
     assert [m.text for m in a.msgs[:2]] == ['The reader drops the last row of every file. Where does that happen?',
                                             'In `read_rows`: the loop runs to `n-1`. I can fix it once you confirm.']
-    assert a.msgs[2:] == s.msgs
+    assert a.msgs[2:] == s.msgs[1:]                                       # the history itself, instead of its summary
     assert_clean(a.msgs)
     assert len(sc.msgs) == len(s.msgs) + 2
     assert any(m.text == 'Only `read_rows` and `sniff_header` do.' for m in sc.msgs)
@@ -78,9 +81,10 @@ def test_claude_short_all_and_sidechains():
 def test_codex_short():
     s = read('codex_short.jsonl')
     assert (s.fmt, s.bad_lines) == ('codex', 0)
-    assert Counter(m.role for m in s.msgs) == dict(user=1, assistant=6, tool=5)
+    assert Counter(m.role for m in s.msgs) == dict(user=2, assistant=6, tool=5)
     assert_clean(s.msgs)
-    assert s.msgs[0].text == 'Fix it and run the date tests.'
+    assert s.msgs[0].text == s.summary                                      # the host's summary opens what follows
+    assert s.msgs[1].text == 'Fix it and run the date tests.'
     assert s.msgs[-1].text.startswith('`parse_date` now takes the format')
     assert s.summary.startswith('The user reported that --day-first is ignored')
     calls, res = paired(s.msgs)
