@@ -10,8 +10,8 @@ __all__ = ['o200k_sha256', 'call_renderers', 'plumbing_tags', 'skill_marker', 'c
            'compact_result', 'fence_min', 'fenced_code', 'bash_call', 'generic_call', 'compact_call', 'is_plumbing',
            'is_skill_text', 'substantive', 'compact_user_part', 'compact_user', 'compact_asst_part', 'compact_asst',
            'compact_tool', 'compact_msg', 'Compacted', 'compact_chat', 'fit_chat', 'compact_skills', 'compact_content',
-           'compact_body', 'join_compacts', 'compact_doc', 'compaction_report', 'compact_reply', 'compact_code',
-           'dlg2compact']
+           'compact_body', 'split_compaction', 'join_compacts', 'compact_doc', 'compaction_report', 'compact_reply',
+           'compact_code', 'dlg2compact']
 
 # %% ../nbs/01_compact.ipynb #db617bcd
 import ast, base64, gzip, hashlib, os, re, tempfile
@@ -521,6 +521,15 @@ def compact_body(content):
     if (i := body.rfind(_skills_head))>=0 and body[i+len(_skills_head):].startswith(_skills_say): body = body[:i]
     if legend.endswith(_notes_said) and (i := body.rfind(_notes_head))>=0: body = body[:i]
     return body
+
+# %% ../nbs/01_compact.ipynb #dfda053e
+def split_compaction(s):
+    "`(before, document, after)` when text `s` holds a continuation document this module wrote, else None"
+    i = (s or '').find(_legend[:80])
+    if i<0 or (j := s.find(_path_head, i))<0 or _conv_head not in s[i:j]: return None
+    k = s.find('\n\n', j+len(_path_head))
+    k = len(s) if k<0 else k
+    return s[:i], s[i:k], s[k:]
 
 # %% ../nbs/01_compact.ipynb #e8fe12f4
 def join_compacts(*parts):
