@@ -284,7 +284,7 @@ def substantive(m):
     "Does message `m` carry conversation, rather than only host plumbing or placeholders?"
     return any(_says(p, m.role) for p in m.content)
 
-# %% ../nbs/01_compact.ipynb #6148e465
+# %% ../nbs/01_compact.ipynb #cfc2569b
 def _user_prep(s): return _drop_blocks(s, ('system-reminder',))
 
 def compact_user_part(p, max_toks, enc=None):
@@ -297,9 +297,18 @@ def compact_user_part(p, max_toks, enc=None):
 
 def _join(xs): return '\n'.join(o for o in xs if o)
 
+def _user_words(p):
+    "The text user part `p` shows: its words, the skill marker, a media tag, or a tool part's text"
+    if isinstance(p, Media): return p.ctext
+    if isinstance(p, Text) and is_skill_text(p.text): return skill_marker
+    return _str(p.text) if isinstance(p, (Text, Refusal, ToolResult)) else f'{p.name}({_args(p.arguments, 64)})'
+
 def compact_user(m, max_toks, enc=None):
     "Render the text parts of a user message, dropping plumbing parts."
-    return _join(compact_user_part(p, max_toks, enc) for p in m.content)
+    rs = [r for p in m.content if (r := compact_user_part(p, max_toks, enc))]
+    res = _join(rs)
+    if max_toks is None or len(rs)<2 or len_toks(res, enc)<=max_toks: return res
+    return _fit('\n'.join(_user_words(p) for p in m.content if _says(p, 'user')), max_toks, lambda b: f'§ {b} §', _user_prep, enc=enc)
 
 # %% ../nbs/01_compact.ipynb #7be5dc3c
 def compact_asst_part(p, text_toks, call_toks, enc=None):
