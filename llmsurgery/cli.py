@@ -56,14 +56,14 @@ def pasted_prior(msgs):
             return compact_body(doc), ([Msg('user', [Text(rest)])] if rest else []) + msgs[i+1:]
     return '', msgs
 
-# %% ../nbs/03_cli.ipynb #74561585
+# %% ../nbs/03_cli.ipynb #928589ba
 def report_line(r):
     "One line: messages and turns read, tokens before and after, and the ratio"
-    return f"{r.msgs:,} messages ({r.turns:,} turns) read; {r.toks_before:,} -> {r.toks_after:,} tokens ({r.ratio:,}x smaller)"
+    return f"{r.msgs:,} messages ({r.turns:,} turns) read; {r.toks_before:,} -> {r.toks_after:,} tokens (ratio {r.ratio:,})"
 
 def report_table(r):
     "The counts of `compaction_report` as aligned lines"
-    rows = [('messages read', r.msgs), ('turns read', r.turns), ('turns dropped', r.dropped_turns), ('messages dropped', r.dropped_msgs),
+    rows = [('messages read', r.msgs), ('turns read', r.turns), ('turns dropped', r.user_dropped), ('messages dropped', r.dropped_msgs),
         ('user messages kept whole', r.user_whole), ('user messages cut', r.user_cut), ('user messages dropped', r.user_dropped),
         ('tool calls rendered', r.calls), ('tool results cut', r.results_cut), ('tokens before', r.toks_before),
         ('tokens after', r.toks_after), ('ratio', r.ratio)]
@@ -114,7 +114,7 @@ def _write(text, out):
         sys.stdout.buffer.write(text.encode('utf-8', 'surrogateescape') + b'\n')
         sys.stdout.flush()
 
-# %% ../nbs/03_cli.ipynb #a96bd2ee
+# %% ../nbs/03_cli.ipynb #12dd9cad
 def compact_session(session, out=None, notes='', since=None, max_tokens=None, last_n=None, user_toks=None, asst_toks=None,
                     call_toks=None, result_toks=None, all=False, sidechains=False, report=False, in_place_copy=None):
     "Compact the session file at `session`: `(document, stderr lines)`"
@@ -141,7 +141,8 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
         else: prior,msgs = pasted_prior(s.msgs)
         doc = compact_doc(msgs, str(path.resolve()), notes, prior, max_tokens, covers=covers_clause(s.msgs), **pol)
         if bar: bar.set_description('counting tokens')
-        r = compaction_report(msgs, doc)
+        r = compaction_report(msgs, doc, prior=prior)
+        if prior: lines.append(f'kept the earlier document\'s body verbatim ({len_toks(prior):,} tokens); what follows it:')
     finally:
         if bar: bar.close()
     return doc, lines+[report_line(r)]+([report_table(r)] if report else [])

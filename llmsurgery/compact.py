@@ -398,13 +398,13 @@ def _assemble(msgs, texts):
     "Rendered `texts` of `msgs` as user-led turns joined by `***`"
     return _sep.join(_turns(msgs, texts))
 
-# %% ../nbs/01_compact.ipynb #880bad3f
+# %% ../nbs/01_compact.ipynb #4176cf83
 def _stats(msgs, rendered, dropped=0):
     "Counts for `compaction_report` from `(text, cut)` per kept message; the first `dropped` messages were left out"
     kept,users = msgs[dropped:],_turn_starts(msgs)
-    ucut = sum(cut for m,(t,cut) in zip(kept, rendered) if m.role=='user' and substantive(m))
-    return dict(msgs=len(msgs), turns=len(users), dropped_msgs=dropped, dropped_turns=sum(i<dropped for i in users),
-        user_dropped=sum(i<dropped for i in users), user_cut=ucut, user_whole=sum(i>=dropped for i in users)-ucut,
+    ucut,udrop = sum(cut for m,(t,cut) in zip(kept, rendered) if m.role=='user' and substantive(m)),sum(i<dropped for i in users)
+    return dict(msgs=len(msgs), turns=len(users), dropped_msgs=dropped,   # each turn opens with a user message: turns dropped = user_dropped
+        user_dropped=udrop, user_cut=ucut, user_whole=len(users)-udrop-ucut,
         calls=sum(isinstance(p, ToolUse) for m in kept for p in m.content),
         results_cut=sum(cut for m,(t,cut) in zip(kept, rendered) if m.role=='tool'))
 
@@ -559,12 +559,12 @@ def _len_turns(turns, enc=None):
     parts = [t+_sep for t in turns[:-1]] + turns[-1:]
     return sum(map(len, ifnone(enc, compact_enc()).encode_ordinary_batch(parts, num_threads=os.cpu_count() or 1)))
 
-# %% ../nbs/01_compact.ipynb #289291d4
-def compaction_report(msgs, doc, enc=None):
-    "Counts of what `doc`, a compaction of `msgs`, kept: messages, turns, user messages, calls, results and tokens"
+# %% ../nbs/01_compact.ipynb #c117156e
+def compaction_report(msgs, doc, enc=None, prior=''):
+    "Counts of what `doc`, a compaction of `msgs` after the earlier segment `prior`, kept: messages, turns, user messages, calls, results and tokens"
     if getattr(doc, 'stats', None) is None: raise ValueError('doc carries no stats: pass the text that compact_chat, fit_chat, compact_content or compact_doc returned')
     msgs = [_as_msg(m) for m in msgs]
-    before = _len_turns(_turns(msgs, [compact_msg(m, *(None,)*4, enc=enc) for m in msgs]), enc)
+    before = _len_turns(_turns(msgs, [compact_msg(m, *(None,)*4, enc=enc) for m in msgs]), enc) + (len_toks(prior, enc) if prior else 0)
     after = len_toks(doc, enc)
     return AttrDict(doc.stats, toks_before=before, toks_after=after, ratio=round(before/max(after, 1), 2))
 
