@@ -7,23 +7,25 @@ EXAMPLE ?= examples/claude_long.jsonl
 .PHONY: demo test bench readme clean-venv
 
 $(STAMP): pyproject.toml
-	@if [ ! -x $(BIN)/python ]; then PY=$$(sh tools/find_python.sh) || exit 1; echo "creating $(VENV) with $$PY"; $$PY -m venv $(VENV); fi
-	$(BIN)/python -m pip install -q -U pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	$(BIN)/python -c "from llmsurgery.compact import compact_enc; compact_enc()"  # the tokenizer loads offline
+	@if ! { [ -x $(BIN)/python ] && $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 12))'; }; then \
+	  PY=$$(sh tools/find_python.sh) || exit 1; echo "creating $(VENV) with $$PY" >&2; rm -rf $(VENV); $$PY -m venv $(VENV); fi
+	@echo "installing llmsurgery and its dev tools into $(VENV)" >&2
+	@$(BIN)/python -m pip install -q -U pip >&2
+	@$(BIN)/python -m pip install -q -e '.[dev]' >&2
+	@$(BIN)/python -c "from llmsurgery.compact import compact_enc; compact_enc()"  # the tokenizer loads offline
 	@touch $(STAMP)
 
-demo: $(STAMP)  ## compact the bundled long Claude Code session into a continuation document
-	$(BIN)/llmsurgery-compact $(EXAMPLE) --max-tokens 12000 --report
+demo: $(STAMP)  ## compact the bundled long Claude Code session to 12,000 tokens; the document on stdout, the report on stderr
+	@$(BIN)/llmsurgery-compact $(EXAMPLE) --max-tokens 12000 --report
 
 test: $(STAMP)  ## the whole test suite, as CI runs it
-	PATH=$(BIN):$$PATH sh tools/test.sh
+	@PATH=$(BIN):$$PATH sh tools/test.sh
 
 bench: $(STAMP)  ## performance tables for the README (not part of the tests)
-	$(BIN)/python bench/bench.py
+	@$(BIN)/python bench/bench.py
 
 readme: $(STAMP)  ## regenerate README.md from nbs/index.ipynb
-	$(BIN)/python tools/readme.py
+	@$(BIN)/python tools/readme.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -147,7 +147,7 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
         if bar: bar.close()
     return doc, lines+[report_line(r)]+([report_table(r)] if report else [])
 
-# %% ../nbs/03_cli.ipynb #2f6d6d48
+# %% ../nbs/03_cli.ipynb #2e71bf5f
 @call_parse
 def llmsurgery_compact(
     session:str, # Session file: Claude Code or Codex JSONL, or an aidialog .ipynb
@@ -155,11 +155,11 @@ def llmsurgery_compact(
     notes:str='', # Notes for the continuation, added to the document
     since:str=None, # An earlier document of this session: keep its body verbatim, compact only what came after
     max_tokens:int=None, # Fit the whole document within this many o200k tokens
-    last_n:int=None, # How many final messages to keep whole
-    user_toks:int=None, # Budget for user text
-    asst_toks:int=None, # Budget for assistant prose
-    call_toks:int=None, # Budget for a tool call
-    result_toks:int=None, # Budget for a tool result
+    last_n:int=None, # How many final messages to keep whole (default 5)
+    user_toks:int=None, # Budget for a user message (default 2000)
+    asst_toks:int=None, # Budget for assistant prose (default 150)
+    call_toks:int=None, # Budget for a tool call (default 60)
+    result_toks:int=None, # Budget for a tool result (default 35)
     all:bool=False, # Include what precedes the host's last compaction
     sidechains:bool=False, # Include sub-agent (sidechain) traffic
     report:bool=False, # Print the full compaction report on stderr
