@@ -63,7 +63,7 @@ def session_table(n):
     print('| step | time | result |\n|---|---:|---|')
     print(f'| read (parse JSONL to canonical messages) | {fmt_t(read)} | {len(msgs):,} messages, {r.turns:,} turns |')
     print(f'| compact_chat with compact_policy | {fmt_t(render)} | {r.toks_after:,} tokens |')
-    print(f'| compaction_report (renders and tokenizes the full transcript) | {fmt_t(rep)} | {r.toks_before:,} tokens before, ratio {r.ratio:,}x |')
+    print(f'| compaction_report (renders and tokenizes the full transcript) | {fmt_t(rep)} | {r.toks_before:,} tokens before, ratio {r.ratio:,} |')
     for mx,got,tt in fits: print(f'| compact_doc(max_toks={mx:,}) | {fmt_t(tt)} | {got:,} tokens |')
 
 def main():
