@@ -114,12 +114,12 @@ def _write(text, out):
         sys.stdout.buffer.write(text.encode('utf-8', 'surrogateescape') + b'\n')
         sys.stdout.flush()
 
-# %% ../nbs/03_cli.ipynb #12dd9cad
+# %% ../nbs/03_cli.ipynb #b786a62a
 def compact_session(session, out=None, notes='', since=None, max_tokens=None, last_n=None, user_toks=None, asst_toks=None,
                     call_toks=None, result_toks=None, all=False, sidechains=False, report=False, in_place_copy=None):
     "Compact the session file at `session`: `(document, stderr lines)`"
     path = Path(session).expanduser()
-    if not path.is_file(): raise ValueError(f'{session}: no such file')
+    if not path.is_file(): raise ValueError(f'{session}: ' + ('not a file' if path.exists() else 'no such file'))
     for o in (out, in_place_copy):
         if o and _same_file(o, path): raise ValueError(f'{o} is the session file itself: input files are only ever read')
     pol = _policy(user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks, last_n=last_n)

@@ -241,7 +241,7 @@ def read_codex(lines, all=False):
         else: res.append(m)
     return res
 
-# %% ../nbs/02_sessions.ipynb #c0fb3dc3
+# %% ../nbs/02_sessions.ipynb #4be0d841
 known_formats = 'Claude Code session JSONL (claude), Codex rollout JSONL (codex), aidialog notebook .ipynb (ipynb)'
 _cx_types = {'session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted'}
 _cc_types = {'user', 'assistant', 'system', 'summary', 'file-history-snapshot', 'queue-operation'}
@@ -269,6 +269,7 @@ def detect_format(path, n=50):
             try: fmt = _record_fmt(json.loads(f.read().lstrip('\ufeff')))
             except (ValueError, RecursionError): fmt = None
             if fmt=='ipynb': return fmt
+    if first is None: raise ValueError(f'{path}: the file is empty; known formats: {known_formats}')
     raise ValueError(f'{path}: not a known session format; known formats: {known_formats}')
 
 # %% ../nbs/02_sessions.ipynb #87ec853a
