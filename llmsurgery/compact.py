@@ -13,8 +13,8 @@ __all__ = ['o200k_sha256', 'call_renderers', 'plumbing_tags', 'plumbing_prefixes
            'compact_content', 'compact_body', 'split_compaction', 'join_compacts', 'compact_doc', 'compaction_report',
            'compact_reply', 'compact_code', 'dlg2compact']
 
-# %% ../nbs/01_compact.ipynb #db617bcd
-import ast, base64, gzip, hashlib, os, re, tempfile
+# %% ../nbs/01_compact.ipynb #c41422bd
+import ast, base64, gzip, hashlib, os, re, tempfile, threading
 from contextvars import ContextVar
 from functools import cache, lru_cache
 from importlib.util import find_spec
@@ -58,13 +58,15 @@ def o200k_ranks():
     raise RuntimeError("The o200k_base tokenizer file is not available offline. Install the `bpe-openai` package "
         f"(it ships the file), or set LLMSURGERY_O200K to a copy of o200k_base.tiktoken (sha256 {o200k_sha256}).")
 
-# %% ../nbs/01_compact.ipynb #bb652ac2
+# %% ../nbs/01_compact.ipynb #1c61249a
+_enc_lock = threading.Lock()
+
 @cache
 def compact_enc():
     "The `o200k_base` tiktoken encoding, built from a local copy of its rank file"
     from tiktoken_ext import openai_public
     ranks = o200k_ranks()
-    with _mock_patch.object(openai_public, 'load_tiktoken_bpe', lambda *a, **k: ranks): kw = openai_public.o200k_base()
+    with _enc_lock, _mock_patch.object(openai_public, 'load_tiktoken_bpe', lambda *a, **k: ranks): kw = openai_public.o200k_base()
     return tiktoken.Encoding(**kw)
 
 # %% ../nbs/01_compact.ipynb #5401470b
@@ -546,13 +548,13 @@ def join_compacts(*parts):
     "Join non-empty compact conversation segments."
     return _sep.join(o for o in parts if o)
 
-# %% ../nbs/01_compact.ipynb #135c7897
+# %% ../nbs/01_compact.ipynb #d0a06728
 def compact_doc(msgs, path, notes='', prior='', max_toks=None, enc=None, covers='', **policy):
     "A continuation document for `msgs` after the immutable segment `prior`, within `max_toks` tokens if given"
     wrap = lambda c: compact_content(join_compacts(prior, c), path, notes, covers)
-    if max_toks is None: chat = compact_chat(msgs, enc=enc, **policy)
-    else: chat = fit_chat(msgs, max_toks, enc=enc, wrap=lambda c: wrap(c), **policy)
-    return Compacted(wrap(chat) if max_toks is None else chat, chat.stats)
+    if max_toks is not None: return fit_chat(msgs, max_toks, enc=enc, wrap=wrap, **policy)
+    chat = compact_chat(msgs, enc=enc, **policy)
+    return Compacted(wrap(chat), chat.stats)
 
 # %% ../nbs/01_compact.ipynb #063a58b4
 def _len_turns(turns, enc=None):
