@@ -110,7 +110,7 @@ def _ends(t, n, enc):
         return hx[:a]+mark+tx[len(tx)-b:]
     return cut, ntoks
 
-# %% ../nbs/01_compact.ipynb #8a7a4711
+# %% ../nbs/01_compact.ipynb #421b83f6
 _cuts = ContextVar('_cuts', default=None)
 
 def _tally():
@@ -140,7 +140,7 @@ def _fit(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
     t,cut,ntoks = _prepared(s, n, prep, enc, mark)
     fits = lambda r: len_toks(r, enc)<=n
-    if ntoks is not None and ntoks<=n and fits(r := fmt(t)): return r
+    if ntoks is not None and fits(r := fmt(t)): return r   # not `ntoks<=n`: a renderer's format may trim (a fence drops trailing newlines)
     _tally()
     best = fmt(mark)
     if (base := _len_short(best, enc))>n: return ''
