@@ -204,7 +204,7 @@ def _full(s):
     w = s.strip()
     return w[1:-1].strip() if len(w)>1 else None
 
-# %% ../nbs/01_compact.ipynb #5c245603
+# %% ../nbs/01_compact.ipynb #2afa38d9
 def _fence(code, info='python'):
     "`code` in a Markdown fence longer than any backtick run that starts one of its lines"
     runs = re.findall(r'(?:^|(?<=\r))[ \t]*(`+)', code, re.MULTILINE)   # a bare \r ends a line too (CommonMark)
@@ -219,7 +219,9 @@ def fenced_code(code, max_toks, enc=None):
     "Render Python in a safe Markdown fence within `max_toks`."
     if max_toks is not None and max_toks < (m := fence_min(enc)):
         raise ValueError(f'fenced_code needs max_toks >= {m} (the cost of an empty fence), got {max_toks}')
-    return _fit(_str(code), max_toks, _fence, enc=enc)
+    return _fit(_str(code), max_toks, _fence, _trail, enc=enc)
+
+def _trail(c): return c.rstrip('\n')   # the fence drops trailing newlines: drop them before counting
 
 # %% ../nbs/01_compact.ipynb #ea30ecd4
 def bash_call(command, max_toks, enc=None):
