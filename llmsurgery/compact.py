@@ -289,16 +289,19 @@ def substantive(m):
     "Does message `m` carry conversation, rather than only host plumbing or placeholders?"
     return any(_says(p, m.role) for p in m.content)
 
-# %% ../nbs/01_compact.ipynb #cfc2569b
-def _user_prep(s): return _drop_blocks(s, ('system-reminder',))
+# %% ../nbs/01_compact.ipynb #dd406719
+def _user_text(s, max_toks, enc=None):
+    "User words between `§` marks within `max_toks`, host reminders cut out"
+    return _fit(s, max_toks, lambda b: f'§ {b} §', lambda t: _drop_blocks(t, ('system-reminder',)), enc=enc)
 
 def compact_user_part(p, max_toks, enc=None):
     "Render one user-text part, replacing injected skill contents."
     if not _says(p, 'user'): return ''
     if isinstance(p, Media): return compact_text(p.ctext, '§', max_toks, enc)
-    if isinstance(p, (ToolUse, ToolResult)): return compact_result(p.text, max_toks, enc) if isinstance(p, ToolResult) else compact_call(p, max_toks, enc)
+    if isinstance(p, ToolResult): return compact_result(p.text, max_toks, enc)
+    if isinstance(p, ToolUse): return compact_call(p, max_toks, enc)
     if is_skill_text(p.text): return compact_text(skill_marker, '§', max_toks, enc)
-    return _fit(p.text, max_toks, lambda b: f'§ {b} §', _user_prep, enc=enc)
+    return _user_text(p.text, max_toks, enc)
 
 def _join(xs): return '\n'.join(o for o in xs if o)
 
@@ -313,7 +316,7 @@ def compact_user(m, max_toks, enc=None):
     rs = [r for p in m.content if (r := compact_user_part(p, max_toks, enc))]
     res = _join(rs)
     if max_toks is None or len(rs)<2 or len_toks(res, enc)<=max_toks: return res
-    return _fit('\n'.join(_user_words(p) for p in m.content if _says(p, 'user')), max_toks, lambda b: f'§ {b} §', _user_prep, enc=enc)
+    return _user_text('\n'.join(_user_words(p) for p in m.content if _says(p, 'user')), max_toks, enc)
 
 # %% ../nbs/01_compact.ipynb #7be5dc3c
 def compact_asst_part(p, text_toks, call_toks, enc=None):
