@@ -69,18 +69,18 @@ def report_table(r):
         ('tokens after', r.toks_after), ('ratio', r.ratio)]
     return '\n'.join(f'{k:>26}: {v:,}' for k,v in rows)
 
-# %% ../nbs/03_cli.ipynb #5834c3b5
+# %% ../nbs/03_cli.ipynb #a71f16dc
 def _dlg_toks(dlg):
     "Tokens in a dialog's messages and replies"
     return sum(len_toks(m.content) + len_toks(m.ai_res) for m in dlg.messages)
 
 def compact_dialog(s, path, notes='', in_place_copy=None, **pol):
     "The continuation document for dialog session `s`, and one report line; optionally a compacted copy at `in_place_copy`"
-    before = _dlg_toks(s.dlg)
+    before,pol = _dlg_toks(s.dlg),{k:v for k,v in pol.items() if k!='last_n'}   # a dialog has no tail to keep whole
     if in_place_copy:
-        s.dlg.compact(**{k:v for k,v in pol.items() if k!='last_n'}).save(in_place_copy)
+        s.dlg.compact(**pol).save(in_place_copy)
         return None, f'{len(s.dlg.messages):,} dialog messages read; {before:,} -> {_dlg_toks(s.dlg):,} tokens; compacted copy written to {in_place_copy}'
-    doc = compact_content(dlg2compact(s.dlg, **{k:v for k,v in pol.items() if k!='last_n'}), path, notes)
+    doc = compact_content(dlg2compact(s.dlg, **pol), path, notes)
     return doc, f'{len(s.dlg.messages):,} dialog messages read; {before:,} -> {len_toks(doc):,} tokens'
 
 # %% ../nbs/03_cli.ipynb #fb0f323e
@@ -114,7 +114,7 @@ def _write(text, out):
         sys.stdout.buffer.write(text.encode('utf-8', 'surrogateescape') + b'\n')
         sys.stdout.flush()
 
-# %% ../nbs/03_cli.ipynb #b786a62a
+# %% ../nbs/03_cli.ipynb #57fad0db
 def compact_session(session, out=None, notes='', since=None, max_tokens=None, last_n=None, user_toks=None, asst_toks=None,
                     call_toks=None, result_toks=None, all=False, sidechains=False, report=False, in_place_copy=None):
     "Compact the session file at `session`: `(document, stderr lines)`"
@@ -142,7 +142,7 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
         doc = compact_doc(msgs, str(path.resolve()), notes, prior, max_tokens, covers=covers_clause(s.msgs), **pol)
         if bar: bar.set_description('counting tokens')
         r = compaction_report(msgs, doc, prior=prior)
-        if prior: lines.append(f'kept the earlier document\'s body verbatim ({len_toks(prior):,} tokens); what follows it:')
+        if prior: lines.append(f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:")
     finally:
         if bar: bar.close()
     return doc, lines+[report_line(r)]+([report_table(r)] if report else [])

@@ -567,14 +567,15 @@ def _len_turns(turns, enc=None):
     parts = [t+_sep for t in turns[:-1]] + turns[-1:]
     return sum(map(len, ifnone(enc, compact_enc()).encode_ordinary_batch(parts, num_threads=os.cpu_count() or 1)))
 
-# %% ../nbs/01_compact.ipynb #c117156e
+# %% ../nbs/01_compact.ipynb #58e1c53f
 def compaction_report(msgs, doc, enc=None, prior=''):
     "Counts of what `doc`, a compaction of `msgs` after the earlier segment `prior`, kept: messages, turns, user messages, calls, results and tokens"
     if getattr(doc, 'stats', None) is None: raise ValueError('doc carries no stats: pass the text that compact_chat, fit_chat, compact_content or compact_doc returned')
     msgs = [_as_msg(m) for m in msgs]
-    before = _len_turns(_turns(msgs, [compact_msg(m, *(None,)*4, enc=enc) for m in msgs]), enc) + (len_toks(prior, enc) if prior else 0)
+    pt = len_toks(prior, enc) if prior else 0
+    before = _len_turns(_turns(msgs, [compact_msg(m, *(None,)*4, enc=enc) for m in msgs]), enc) + pt
     after = len_toks(doc, enc)
-    return AttrDict(doc.stats, toks_before=before, toks_after=after, ratio=round(before/max(after, 1), 2))
+    return AttrDict(doc.stats, toks_prior=pt, toks_before=before, toks_after=after, ratio=round(before/max(after, 1), 2))
 
 # %% ../nbs/01_compact.ipynb #57c58ae7
 def compact_reply(reply, asst_toks=None, call_toks=None, result_toks=None, enc=None, mark=''):
