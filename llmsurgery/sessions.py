@@ -191,7 +191,7 @@ def cx_output_text(o):
             return f"Exit code: {code}\n{d['output']}" if code else d['output']
     return o
 
-# %% ../nbs/02_sessions.ipynb #ff51b001
+# %% ../nbs/02_sessions.ipynb #7d7dc42f
 def cx_message(p, names):
     "A user or assistant `Msg` from a Codex `message` item; developer messages and injected user text give None"
     role = p.get('role')
@@ -210,6 +210,7 @@ def cx_result(p, names):
     return Msg('tool', [ToolResult(id=cid, name=names.get(cid), text=strip_reminders(cx_output_text(p.get('output'))))])
 
 def cx_local_shell(p, names):
+    "An assistant `Msg` with the `Bash` call of a Codex `local_shell_call` item"
     cid = p.get('call_id') or p.get('id')
     return Msg('assistant', [cx_tool(cid, 'Bash', {'command': shell_script((p.get('action') or {}).get('command') or '')}, names)])
 
@@ -221,7 +222,7 @@ cx_items = dict(message = cx_message,
     function_call_output = cx_result,
     custom_tool_call_output = cx_result)
 
-# %% ../nbs/02_sessions.ipynb #940c4d05
+# %% ../nbs/02_sessions.ipynb #a33bd208
 def read_codex(lines, all=False):
     "Canonical `Msg`s from the lines of a Codex rollout JSONL: only what follows the last compaction, unless `all`"
     res,names = Msgs(),{}
@@ -231,7 +232,7 @@ def read_codex(lines, all=False):
             res.summary = p.get('message') if isinstance(p, dict) else None
             if not all:
                 res.clear()
-                if isinstance(res.summary, str) and res.summary.strip(): res.append(Msg('user', [Text(fix_surrogates(res.summary))]))
+                if isinstance(res.summary, str) and res.summary.strip(): res.append(Msg('user', [Text(res.summary)]))   # `records` already fixed its surrogates
             continue
         if t!='response_item' or not isinstance(p, dict) or not (f:=cx_items.get(str(p.get('type')))): continue
         try: m = f(p, names)
