@@ -491,19 +491,12 @@ def test_fit_loses_no_user_message_silently(msgs):
 
 def nondecreasing(xs): return all(a <= b for a, b in zip(xs, xs[1:]))
 
-@scaled(40)
-@given(sessions())
-def test_fit_chat_grows_with_the_target(msgs):
-    "Fitting: compact_chat's token count never decreases as max_toks grows, and 'too small' happens only below every success"
-    docs = fits(chat_fit, msgs, all_dropped(msgs))
-    assert list(docs) == TARGETS[len(TARGETS)-len(docs):]
-    assert nondecreasing([toks(d) for d in docs.values()]), [(n, toks(d)) for n, d in docs.items()]
-
-@scaled(25)
-@given(sessions())
-def test_fit_doc_grows_with_the_target(msgs):
-    "Fitting: compact_doc's token count never decreases as max_toks grows"
-    docs = fits(doc_fit, msgs, doc_floor(msgs))
+@pytest.mark.parametrize('fit,floor', [(chat_fit, all_dropped), (doc_fit, doc_floor)], ids=['compact_chat', 'compact_doc'])
+@scaled(30)
+@given(msgs=sessions())
+def test_fit_grows_with_the_target(fit, floor, msgs):
+    "Fitting: the token count never decreases as max_toks grows, and 'too small' happens only below every success"
+    docs = fits(fit, msgs, floor(msgs))
     assert list(docs) == TARGETS[len(TARGETS)-len(docs):]
     assert nondecreasing([toks(d) for d in docs.values()]), [(n, toks(d)) for n, d in docs.items()]
 
