@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'examples'))
 from make_examples import synth_claude
 from llmsurgery.compact import *
-from llmsurgery.sessions import read_claude
+from llmsurgery.claude import read_claude
 
 def best(f, reps=3):
     "Best wall time of `reps` calls of `f`, in seconds"

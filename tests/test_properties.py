@@ -11,8 +11,9 @@ from hypothesis import example, given, settings, strategies as st
 from aidialog.msg_parts import Msg, Text, Thinking, Refusal, InputImage, ToolUse, ToolResult, mk_msg
 from llmsurgery.compact import (compact_enc, len_toks, trunctoks_mid, compact_text, compact_result, bash_call, generic_call,
     fenced_code, fence_min, compact_call, compact_user, compact_user_part, compact_asst, compact_asst_part, compact_tool,
-    compact_msg, compact_chat, compact_doc, compact_content, compaction_report, is_plumbing, skill_marker)
-from llmsurgery.compact import _user_words, _says   # the one-block form of an overrunning user message
+    compact_msg, compact_chat, compact_doc, compact_content, compaction_report)
+from llmsurgery.hosts import is_plumbing, skill_marker
+from llmsurgery.render import user_words as _user_words, says as _says   # the one-block form of an overrunning user message
 
 MARK = ' … '
 def toks(s): return len_toks(s)

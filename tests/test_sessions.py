@@ -4,7 +4,8 @@ from collections import Counter
 from pathlib import Path
 import pytest
 from aidialog.msg_parts import Text, Thinking, ToolUse, ToolResult, InputImage
-from llmsurgery.sessions import read_session, read_claude, detect_format, SessionWarning
+from llmsurgery.sessions import read_session, detect_format, SessionWarning
+from llmsurgery.claude import read_claude
 
 ex = Path(__file__).resolve().parent.parent/'examples'
 spec = importlib.util.spec_from_file_location('make_examples', ex/'make_examples.py')
@@ -203,7 +204,7 @@ def test_claude_reader_never_raises(lines):
 
 @given(st.lists(_cx_rec.map(json.dumps) | st.text(max_size=30), max_size=8))
 def test_codex_reader_never_raises(lines):
-    from llmsurgery.sessions import read_codex
+    from llmsurgery.codex import read_codex
     msgs = read_codex(lines)
     _well_formed(msgs)
     assert msgs.bad_lines <= len(lines)
