@@ -1,0 +1,38 @@
+"The house rules that a reader checks by eye, checked by machine: short functions, shallow nesting, no private imports across modules."
+import ast
+from pathlib import Path
+import pytest
+
+pkg = Path(__file__).resolve().parent.parent/'llmsurgery'
+mods = sorted(p for p in pkg.glob('*.py') if not p.name.startswith('_'))
+max_lines,max_depth = 25,4
+_nesting = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith, ast.Match, ast.TryStar)
+
+def _elif(node, c): return isinstance(node, ast.If) and node.orelse==[c] and isinstance(c, ast.If)
+
+def depth(node, d=0):
+    "Deepest nesting of compound statements inside `node` (a function body is depth 0; an `elif` is no deeper than its `if`)"
+    kids = [depth(c, d+(isinstance(c, _nesting) and not _elif(node, c))) for c in ast.iter_child_nodes(node)
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return max([d, *kids])
+
+def functions(p):
+    return [n for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+@pytest.mark.parametrize('p', mods, ids=lambda p: p.name)
+def test_functions_short_and_shallow(p):
+    long = [f'{f.name}: {f.end_lineno-f.lineno+1} lines' for f in functions(p) if f.end_lineno-f.lineno+1 > max_lines]
+    deep = [f'{f.name}: depth {depth(f)}' for f in functions(p) if depth(f) > max_depth]
+    assert not long and not deep, f'{p.name}: ' + '; '.join(long+deep)
+
+@pytest.mark.parametrize('p', mods, ids=lambda p: p.name)
+def test_no_private_imports(p):
+    bad = [f'{n.module}.{a.name}' for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.ImportFrom)
+           for a in n.names if a.name.startswith('_') and (n.level or (n.module or '').startswith('llmsurgery'))]
+    assert not bad, f'{p.name} imports private names: {bad}'
+
+def test_depth_counts_nesting():
+    f = ast.parse('def f():\n  for a in b:\n    if a:\n      with c:\n        try: pass\n        except: pass\n').body[0]
+    assert depth(f) == 4 and depth(ast.parse('def g(): return 1').body[0]) == 0
+    chain = ast.parse('def h(x):\n  if x: pass\n  elif x>1: pass\n  elif x>2:\n    if x>3: pass\n').body[0]
+    assert depth(chain) == 2
