@@ -10,12 +10,13 @@ __all__ = ['skill_marker', 'Msgs', 'fix_surrogates', 'SessionWarning', 'records'
 
 # %% ../nbs/10_hosts.ipynb #12418a87
 import json, re, warnings
+import orjson
 from aidialog.msg_parts import Msg, InputImage, InputFile
 
 # %% ../nbs/10_hosts.ipynb #638086d2
 class Msgs(list):
-    "A list of canonical `Msg`s read from a session; `bad_lines` counts skipped lines, `summary` is the host's last compaction summary"
-    bad_lines,summary = 0,None
+    "A list of canonical `Msg`s read from a session; `bad_lines` counts skipped lines, `summary` is the host's last compaction summary, `host_toks` the `host`'s own count of its context"
+    bad_lines,summary,host_toks,host = 0,None,None,None
 
 # %% ../nbs/10_hosts.ipynb #4b4bc452
 _surr_re = re.compile(r'\\u[dD][89a-fA-F]')
@@ -30,14 +31,21 @@ def fix_surrogates(o):
 # %% ../nbs/10_hosts.ipynb #2d6cdb86
 class SessionWarning(UserWarning): "Lines of a session file were skipped as torn or malformed"
 
+def _json_record(ln):
+    "`ln` parsed by `json`, for what `orjson` refuses: its lone surrogates fixed; None if it does not parse"
+    if isinstance(ln, (bytes, bytearray)): ln = ln.decode('utf-8', 'replace')
+    try: r = json.loads(ln)
+    except (ValueError, RecursionError): return None
+    return fix_surrogates(r) if _surr_re.search(ln) else r
+
 def records(lines, st):
-    "JSON objects parsed from `lines`; torn or malformed lines are skipped and counted in `st.bad_lines`"
+    "JSON objects parsed from `lines` (str or bytes); torn or malformed lines are skipped and counted in `st.bad_lines`"
     for ln in lines:
         if not ln.strip(): continue
-        try: r = json.loads(ln)
-        except (ValueError, RecursionError): r = None
+        try: r = orjson.loads(ln)
+        except orjson.JSONDecodeError: r = _json_record(ln)
         if not isinstance(r, dict): st.bad_lines += 1; continue
-        yield fix_surrogates(r) if _surr_re.search(ln) else r
+        yield r
 
 # %% ../nbs/10_hosts.ipynb #6b4addf3
 def _drop_tag(s, tag):
