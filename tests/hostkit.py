@@ -1,0 +1,354 @@
+"""Test harness for the real host CLIs (Claude Code, Codex), run offline against loopback model servers.
+
+- `install_hosts()` installs the pinned npm packages once into a cache folder outside the repository.
+- `AnthropicMock` / `ResponsesMock` are scripted loopback model servers (SSE), recording each request body.
+- `run_claude` / `run_codex` run one non-interactive turn with a sandboxed HOME / CLAUDE_CONFIG_DIR / CODEX_HOME.
+- `write_claude_resume` / `write_codex_resume` are prototype writers of a compacted session the host resumes
+  (see tests/HOSTFACTS.md for the verified record formats).
+"""
+import json, os, shutil, signal, subprocess, tempfile, threading, time, uuid
+from datetime import datetime, timezone
+from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
+from pathlib import Path
+
+CLAUDE_PKG, CLAUDE_VER = '@anthropic-ai/claude-code', '2.1.328'
+CODEX_PKG, CODEX_VER = '@openai/codex', '0.169.0'
+CLAUDE_BIN = 'node_modules/@anthropic-ai/claude-code/bin/claude.exe'
+CODEX_BIN = 'node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex'
+
+# ---------------------------------------------------------------- install
+
+def hosts_cache():
+    "Folder holding one npm install per `<pkg>@<version>` (outside the repository)"
+    if d := os.environ.get('LLMSURGERY_HOSTS_CACHE'): return Path(d)
+    return Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache')/'llmsurgery'/'hosts'
+
+def _npm_install(folder, pkg, ver, timeout):
+    "Run `npm install pkg@ver` in `folder`; RuntimeError (never a skip) when npm is missing or the registry unreachable"
+    if not shutil.which('npm'): raise RuntimeError(f'npm not found on PATH: needed to install {pkg}@{ver}')
+    cmd = ['npm', 'install', '--no-audit', '--no-fund', '--no-save', '--fetch-retries=2',
+           '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=10000', f'{pkg}@{ver}']
+    try: r = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        raise RuntimeError(f'npm install {pkg}@{ver} timed out after {timeout}s (is the npm registry reachable?)') from e
+    if r.returncode:
+        raise RuntimeError(f'npm install {pkg}@{ver} failed (rc={r.returncode}): cannot install the host CLI these tests '
+                           f'need; is the npm registry reachable? (install once with network, or set '
+                           f'LLMSURGERY_HOSTS_CACHE to a folder holding the installs)\n{r.stderr[-3000:]}')
+
+def install_npm(pkg, ver, rel_bin, cache=None, timeout=600):
+    "Path of `rel_bin` in an npm install of `pkg@ver`, installed once (atomically: temp dir then rename)"
+    cache = Path(cache or hosts_cache())
+    dest = cache/f'{pkg.replace("/", "+")}@{ver}'
+    if (dest/rel_bin).is_file(): return dest/rel_bin
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix='.tmp-install-', dir=cache))
+    try:
+        (tmp/'package.json').write_text('{"private": true}\n')
+        _npm_install(tmp, pkg, ver, timeout)
+        if not (tmp/rel_bin).is_file(): raise RuntimeError(f'npm installed {pkg}@{ver} but {rel_bin} is missing')
+        tmp.chmod(0o755)
+        try: tmp.rename(dest)
+        except OSError:  # another process won the race
+            if not (dest/rel_bin).is_file(): raise
+    finally:
+        if tmp.exists(): shutil.rmtree(tmp, ignore_errors=True)
+    return dest/rel_bin
+
+def install_hosts(cache=None):
+    "(claude binary, codex binary), installing the pinned versions on first use; RuntimeError if npm can't"
+    return (install_npm(CLAUDE_PKG, CLAUDE_VER, CLAUDE_BIN, cache), install_npm(CODEX_PKG, CODEX_VER, CODEX_BIN, cache))
+
+# ---------------------------------------------------------------- scripted replies
+
+def text(s): return {'text': s}
+def tool(name, **args): return {'tool': name, 'args': args}
+def bash(command, description='Run a command'): return tool('Bash', command=command, description=description)
+def exec_command(cmd): return tool('exec_command', cmd=cmd)
+
+# ---------------------------------------------------------------- mock servers
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def log_message(self, *a): pass
+    def _body(self):
+        n = int(self.headers.get('content-length') or 0)
+        raw = self.rfile.read(n) if n else b''
+        try: body = json.loads(raw) if raw else None
+        except ValueError: body = raw.decode('utf-8', 'replace')
+        self.server.mock._log(self.command, self.path, dict(self.headers), body)
+        return body
+    def _send(self, code, body=b'', ctype='application/json'):
+        if isinstance(body, (dict, list)): body = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header('content-type', ctype); self.send_header('content-length', str(len(body))); self.end_headers()
+        if self.command != 'HEAD': self.wfile.write(body)
+    def _sse(self, events):
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header('content-type', 'text/event-stream'); self.send_header('cache-control', 'no-cache')
+        self.send_header('connection', 'close'); self.end_headers()
+        for ev in events:
+            self.wfile.write(f'event: {ev["type"]}\ndata: {json.dumps(ev)}\n\n'.encode())
+            self.wfile.flush()
+    def do_HEAD(self): self._body(); self._send(200)
+    def do_GET(self): self.server.mock.get(self, self._body())
+    def do_POST(self): self.server.mock.post(self, self._body())
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    def handle_error(self, request, client_address): pass  # a client dropping its connection is not our business
+
+class MockServer:
+    "Loopback model server on a thread (127.0.0.1, port 0) answering model calls with scripted `replies` in order"
+    default = 'ok'
+    def __init__(self, replies=(), max_seconds=300):
+        self.replies, self.requests, self.max_seconds = list(replies), [], max_seconds
+        self.lock = threading.Lock()
+    def _log(self, method, path, headers, body):
+        with self.lock: self.requests.append(dict(method=method, path=path, headers=headers, body=body, t=time.time()))
+    def next_reply(self):
+        with self.lock: return self.replies.pop(0) if self.replies else text(self.default)
+    def model_requests(self): return [r for r in self.requests if self.is_model(r)]
+    def get(self, h, body): h._send(404, {'error': {'type': 'not_found', 'message': 'mock'}})
+    def __enter__(self):
+        self.httpd = _Server(('127.0.0.1', 0), _Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.mock = self
+        self.port = self.httpd.server_address[1]
+        self.url = f'http://127.0.0.1:{self.port}'
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs=dict(poll_interval=0.05), daemon=True)
+        self.thread.start()
+        self.timer = threading.Timer(self.max_seconds, self.httpd.shutdown)  # bounded lifetime
+        self.timer.daemon = True; self.timer.start()
+        return self
+    def __exit__(self, *a):
+        self.timer.cancel(); self.httpd.shutdown(); self.httpd.server_close(); self.thread.join(5)
+
+class AnthropicMock(MockServer):
+    "Anthropic Messages API: POST /v1/messages (stream) answers from the script; count_tokens and probes harmlessly"
+    def is_model(self, r): return r['method'] == 'POST' and r['path'].split('?')[0] == '/v1/messages'
+    def post(self, h, body):
+        p = h.path.split('?')[0]
+        if p == '/v1/messages/count_tokens': return h._send(200, {'input_tokens': 100})
+        if p != '/v1/messages': return h._send(404, {'type': 'error', 'error': {'type': 'not_found_error', 'message': p}})
+        r = self.next_reply()
+        n = len(self.model_requests())
+        msg = {'id': f'msg_mock{n:03d}', 'type': 'message', 'role': 'assistant', 'model': (body or {}).get('model', 'mock'),
+               'content': [], 'stop_reason': None, 'stop_sequence': None, 'usage': {'input_tokens': 100, 'output_tokens': 1}}
+        evs = [dict(type='message_start', message=msg)]
+        if 'tool' in r:
+            blk = {'type': 'tool_use', 'id': f'toolu_mock{n:03d}', 'name': r['tool'], 'input': {}}
+            delta = {'type': 'input_json_delta', 'partial_json': json.dumps(r['args'])}
+            stop = 'tool_use'
+        else:
+            blk, delta, stop = {'type': 'text', 'text': ''}, {'type': 'text_delta', 'text': r['text']}, 'end_turn'
+        evs += [dict(type='content_block_start', index=0, content_block=blk),
+                dict(type='content_block_delta', index=0, delta=delta),
+                dict(type='content_block_stop', index=0),
+                dict(type='message_delta', delta={'stop_reason': stop, 'stop_sequence': None}, usage={'output_tokens': 10}),
+                dict(type='message_stop')]
+        if 'stream' in (body or {}) and not body['stream']:  # non-streaming call: one JSON message
+            return h._send(200, {**msg, 'content': [{**blk, 'input': r['args']} if 'tool' in r else {'type': 'text', 'text': r['text']}],
+                                 'stop_reason': stop})
+        h._sse(evs)
+
+class ResponsesMock(MockServer):
+    "OpenAI Responses API: POST /v1/responses (stream) answers from the script; websocket upgrades are refused at once"
+    def is_model(self, r): return r['method'] == 'POST' and r['path'].split('?')[0].endswith('/responses')
+    def get(self, h, body):
+        if h.headers.get('upgrade', '').lower() == 'websocket':
+            # 426 makes codex 0.169 fall back to HTTP at once (404/401/403/5xx/a reset: 5 retries, ~6 s; 400: fails the turn)
+            return h._send(426, {'error': {'type': 'upgrade_required', 'message': 'no websocket in this mock'}})
+        h._send(404, {'error': {'type': 'not_found', 'message': 'mock'}})
+    def post(self, h, body):
+        if not h.path.split('?')[0].endswith('/responses'): return h._send(404, {'error': {'message': 'mock'}})
+        r, n = self.next_reply(), len(self.model_requests())
+        rid = f'resp_mock{n:03d}'
+        if 'tool' in r:
+            item = {'type': 'function_call', 'id': f'fc_mock{n:03d}', 'call_id': f'call_mock{n:03d}', 'name': r['tool'],
+                    'arguments': json.dumps(r['args'])}
+            evs = [dict(type='response.output_item.added', output_index=0, item=item)]
+        else:
+            iid = f'msg_mock{n:03d}'
+            item = {'type': 'message', 'id': iid, 'role': 'assistant', 'status': 'completed',
+                    'content': [{'type': 'output_text', 'text': r['text'], 'annotations': []}]}
+            evs = [dict(type='response.output_item.added', output_index=0, item={**item, 'content': [], 'status': 'in_progress'}),
+                   dict(type='response.output_text.delta', item_id=iid, output_index=0, content_index=0, delta=r['text'])]
+        usage = {'input_tokens': 100, 'input_tokens_details': {'cached_tokens': 0}, 'output_tokens': 10,
+                 'output_tokens_details': {'reasoning_tokens': 0}, 'total_tokens': 110}
+        h._sse([dict(type='response.created', response={'id': rid, 'object': 'response', 'status': 'in_progress', 'output': []}),
+                *evs, dict(type='response.output_item.done', output_index=0, item=item),
+                dict(type='response.completed', response={'id': rid, 'object': 'response', 'status': 'completed',
+                                                          'output': [item], 'usage': usage})])
+
+# ---------------------------------------------------------------- running the hosts
+
+def sandbox_env(home):
+    "A minimal environment whose HOME, CLAUDE_CONFIG_DIR and CODEX_HOME all sit under `home` (never the real ones)"
+    home = Path(home)
+    env = {k: v for k, v in os.environ.items()
+           if k in ('PATH', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'LOGNAME', 'SHELL')}
+    env.setdefault('PATH', '/usr/local/bin:/usr/bin:/bin')
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home/'.config'), XDG_CACHE_HOME=str(home/'.cache'),
+               XDG_DATA_HOME=str(home/'.local/share'), XDG_STATE_HOME=str(home/'.local/state'),
+               NO_COLOR='1', NO_PROXY='127.0.0.1,localhost', no_proxy='127.0.0.1,localhost',
+               CLAUDE_CONFIG_DIR=str(home/'.claude'), CODEX_HOME=str(home/'.codex'))
+    return env
+
+def claude_env(home, server):
+    env = sandbox_env(home)
+    env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY='sk-ant-test',
+               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC='1', DISABLE_AUTOUPDATER='1', DISABLE_TELEMETRY='1',
+               DISABLE_ERROR_REPORTING='1', CLAUDE_CODE_ENABLE_TELEMETRY='0')
+    return env
+
+def codex_home(home): return Path(home)/'.codex'
+
+# A short system prompt and fewer optional features keep rollouts small (~50 KB instead of ~100 KB for one turn)
+CODEX_QUICK = '''model_instructions_file = "{instr}"
+[features]
+code_mode_host = false
+apps = false
+plugins = false
+image_generation = false
+browser_use = false
+computer_use = false
+goals = false
+[agents]
+enabled = false
+[skills]
+include_instructions = false
+'''
+
+def codex_env(home, server, quick=True):
+    "Environment for codex with CODEX_HOME under `home`; writes its config.toml on first use"
+    env = sandbox_env(home)
+    ch = codex_home(home); ch.mkdir(parents=True, exist_ok=True)
+    cfg = ch/'config.toml'
+    if not cfg.exists():
+        txt = f'openai_base_url = "{server.url}/v1"\ncheck_for_update_on_startup = false\n'
+        if quick:
+            (ch/'instructions.md').write_text('You are a test assistant.\n')
+            txt += CODEX_QUICK.format(instr=ch/'instructions.md')
+        cfg.write_text(txt + '[analytics]\nenabled = false\n[feedback]\nenabled = false\n')
+    env.update(OPENAI_API_KEY='sk-test', CODEX_API_KEY='sk-test', RUST_LOG='error')
+    return env
+
+def set_codex_server(home, server):
+    "Point an existing CODEX_HOME's config.toml at a (new) mock server"
+    cfg = codex_home(home)/'config.toml'
+    if cfg.exists():
+        lines = [l for l in cfg.read_text().splitlines() if not l.startswith('openai_base_url')]
+        cfg.write_text(f'openai_base_url = "{server.url}/v1"\n' + '\n'.join(lines) + '\n')
+
+def _run(cmd, env, cwd, timeout):
+    "Run `cmd` in its own process group; on timeout kill the whole group (tools the host started included)"
+    p = subprocess.Popen([str(c) for c in cmd], env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate(timeout=10)
+        return -9, out, err + f'\n[hostkit] timed out after {timeout}s'
+
+# Small system prompt and only the Bash tool keep the session files small (and the requests readable)
+CLAUDE_QUICK = ('--tools', 'Bash', '--system-prompt', 'You are a test assistant.', '--disable-slash-commands')
+
+def run_claude(bin, home, cwd, prompt, server, *extra_args, timeout=60, quick=True):
+    "Run `claude -p PROMPT [extra_args]` offline in `cwd` against `server`: (returncode, stdout, stderr)"
+    cmd = [bin, '-p', prompt, *(CLAUDE_QUICK if quick else ()), *extra_args]
+    return _run(cmd, claude_env(home, server), cwd, timeout)
+
+def run_codex(bin, home, cwd, prompt, server, *extra_args, timeout=60, quick=True):
+    """Run `codex exec --skip-git-repo-check [extra_args] PROMPT` offline in `cwd` against `server`.
+    For a resume pass `'resume', ID` as extra_args (they go before the prompt); to run tools without asking,
+    `'--dangerously-bypass-approvals-and-sandbox'`."""
+    env = codex_env(home, server, quick); set_codex_server(home, server)
+    cmd = [bin, 'exec', '--skip-git-repo-check', *extra_args, prompt]
+    return _run(cmd, env, cwd, timeout)
+
+# ---------------------------------------------------------------- stores
+
+def claude_sessions(home):
+    "All session files under `home`'s Claude store"
+    return sorted((Path(home)/'.claude'/'projects').glob('*/*.jsonl'))
+
+def codex_rollouts(home):
+    return sorted((codex_home(home)/'sessions').glob('*/*/*/rollout-*.jsonl'))
+
+def read_jsonl(p): return [json.loads(l) for l in Path(p).read_text().splitlines() if l.strip()]
+
+# ---------------------------------------------------------------- prototype writers of a compacted copy that the host resumes
+# Verified against claude 2.1.328 and codex 0.169.0 (tests/HOSTFACTS.md). The source transcript is only read.
+
+def _now_iso(): return datetime.now(timezone.utc).isoformat(timespec='milliseconds').replace('+00:00', 'Z')
+
+def _write_new(path, records, mode):
+    "Create `path` holding `records` as JSON lines; never overwrites (temp file, then a hard link that fails if it exists)"
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f'.{path.name}.{uuid.uuid4().hex}.tmp')
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write(''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in records))
+            f.flush(); os.fsync(f.fileno())
+        os.link(tmp, path)
+    finally: os.unlink(tmp)
+    return path
+
+def claude_src_meta(records):
+    "What a compacted copy takes from a Claude Code session's records: cwd, version, gitBranch, slug and the leaf uuid"
+    m = {}
+    for r in records:
+        if r.get('isSidechain'): continue
+        for k in ('cwd', 'version', 'gitBranch', 'slug', 'sessionId'):
+            if r.get(k) is not None: m[k] = r[k]
+        if r.get('uuid') and r.get('type') in ('user', 'assistant', 'system', 'attachment', 'progress'): m['leafUuid'] = r['uuid']
+    return m
+
+def write_claude_resume(src_records_meta, doc, project_dir, pre_tokens=0, trigger='manual'):
+    """Write `<project_dir>/<new-id>.jsonl` = a `compact_boundary` + an `isCompactSummary` user record carrying `doc`;
+    returns the new session id. `project_dir` must be the project folder of the cwd `claude --resume` runs in
+    (the source file's folder). `src_records_meta`: the source's records, or `claude_src_meta(records)`."""
+    m = claude_src_meta(src_records_meta) if isinstance(src_records_meta, list) else dict(src_records_meta)
+    new, ub, us = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    common = dict(isSidechain=False, userType='external', cwd=m.get('cwd', ''), sessionId=new,
+                  version=m.get('version', CLAUDE_VER), gitBranch=m.get('gitBranch', ''))
+    if m.get('slug'): common['slug'] = m['slug']
+    boundary = dict(parentUuid=None, logicalParentUuid=m.get('leafUuid'), **common, type='system', subtype='compact_boundary',
+                    content='Conversation compacted', isMeta=False, timestamp=_now_iso(), uuid=ub, level='info',
+                    compactMetadata=dict(trigger=trigger, preTokens=pre_tokens))
+    summary = dict(parentUuid=ub, **common, type='user', message=dict(role='user', content=doc), isVisibleInTranscriptOnly=True,
+                   isCompactSummary=True, uuid=us, timestamp=_now_iso())
+    _write_new(Path(project_dir)/f'{new}.jsonl', [boundary, summary], 0o600)
+    return new
+
+def uuid7():
+    "A time-ordered UUID (version 7), the kind codex uses for thread ids"
+    ms = time.time_ns() // 1_000_000
+    b = bytearray(ms.to_bytes(6, 'big') + os.urandom(10))
+    b[6] = 0x70 | (b[6] & 0x0F); b[8] = 0x80 | (b[8] & 0x3F)
+    return str(uuid.UUID(bytes=bytes(b)))
+
+# session_meta fields copied from the source thread; `timestamp`, `cwd`, `originator`, `cli_version` (and `id`) are required
+CODEX_META_KEYS = ('cwd', 'originator', 'cli_version', 'source', 'thread_source', 'model_provider', 'base_instructions', 'git')
+
+def write_codex_resume(src_meta, doc, codex_home):
+    """Write `<codex_home>/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<new-id>.jsonl` = `session_meta` (forked from
+    the source) + a `compacted` record whose replacement history is one user message carrying `doc`; returns the new
+    thread id. `src_meta`: the source rollout's records, or its `session_meta` payload."""
+    if isinstance(src_meta, list): src_meta = next(r['payload'] for r in src_meta if r.get('type') == 'session_meta')
+    new, now = uuid7(), datetime.now().astimezone()
+    meta = dict(id=new, forked_from_id=src_meta['id'], timestamp=_now_iso(),
+                **{k: src_meta[k] for k in CODEX_META_KEYS if src_meta.get(k) is not None})
+    compacted = dict(message=doc, replacement_history=[dict(type='message', role='user',
+                                                             content=[dict(type='input_text', text=doc)])])
+    recs = [dict(timestamp=_now_iso(), type='session_meta', payload=meta),
+            dict(timestamp=_now_iso(), type='compacted', payload=compacted)]
+    p = Path(codex_home)/'sessions'/now.strftime('%Y/%m/%d')/f'rollout-{now.strftime("%Y-%m-%dT%H-%M-%S")}-{new}.jsonl'
+    _write_new(p, recs, 0o644)
+    return new
