@@ -1,0 +1,134 @@
+"The `llmsurgery.skill` pyskill: found by `list_pyskills()`, rendered by `doc()`, its tools registered, and each tool end to end"
+import ast, inspect, json, subprocess, sys, warnings
+from pathlib import Path
+import pytest
+import pyskills
+from fastcore.docments import docments
+from pyskills.core import __pytools__
+import llmsurgery.skill as sk
+from llmsurgery.skill import dialog_doc, dialog_copy, session_doc, session_report
+from llmsurgery.sessions import read_session
+from llmsurgery.hist import chat2dlg
+from llmsurgery.toks import len_toks
+
+ROOT = Path(__file__).resolve().parent.parent
+ex = ROOT/'examples'
+real = ROOT.parent/'shared'/'data'/'claude-real'
+TOOLS = {'dialog_doc', 'dialog_copy', 'session_doc', 'session_report'}
+MARKS = ('`§ … §`', '`» … »`', '`python`', '`!`', '`▶`', '`>`', '`¶`', '`***`', '` … `')
+
+def description():
+    "The first paragraph of skill.py's docstring, read from the source as pyskills reads it"
+    return ast.get_docstring(ast.parse(Path(sk.__file__).read_text())).split('\n\n')[0]
+
+def test_listed():
+    "`list_pyskills()` finds the skill through its entry point (run `pip install -e .` if this fails) and shows its description"
+    desc = pyskills.list_pyskills().get('llmsurgery.skill')
+    assert desc == description(), desc
+    assert desc.startswith('Compact a Solveit dialog') and '\n' not in desc
+
+def test_doc():
+    "`doc()` renders the skill: its description, what the marks mean, that the transcript is authoritative, and each tool"
+    d = pyskills.doc(sk)
+    assert description() in d and 'authoritative' in d
+    for m in MARKS: assert m in d, m
+    for t in TOOLS: assert f'- def {t}(' in d, t
+    assert '## shared params:' in d and 'user_toks: int = None' in d
+    for t in TOOLS:   # each tool's own doc: its signature with every parameter and the result documented, and its docstring
+        f = getattr(sk, t)
+        assert pyskills.doc(f).startswith(f'def {t}(') and f.__doc__ in pyskills.doc(f)
+        assert all(docments(f).values()) and set(docments(f)) == {*inspect.signature(f).parameters, 'return'}
+
+def test_registered():
+    "Importing the skill registers exactly its tools, all under the skill module, and nothing else"
+    code = ("import json, pyskills.core as p\nbefore = {k: set(v) for k,v in p.__pytools__.items()}\nimport llmsurgery.skill as sk\n"
+            "new = [getattr(k, '__name__', str(k)) for k in p.__pytools__ if k not in before or p.__pytools__[k]!=before[k]]\n"
+            "names = sorted(o[0] if isinstance(o, tuple) else o for o in p.__pytools__[sk])\n"
+            "print(json.dumps([new, names, sorted(sk.__all__)]))")
+    new,names,all_ = json.loads(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout)
+    assert new == ['llmsurgery.skill'] and set(names) == TOOLS == set(all_)
+    assert {o[0] if isinstance(o, tuple) else o for o in __pytools__[sk]} == TOOLS
+    pol = dict(o for o in __pytools__[sk] if isinstance(o, tuple))
+    assert set(pol) == {'dialog_copy'} and pol['dialog_copy'].kw == 'out'   # a sandbox can check where the copy goes
+
+@pytest.fixture
+def dlg(tmp_path):
+    "A dialog notebook made from the bundled Claude Code example"
+    p = tmp_path/'dialog.ipynb'
+    chat2dlg(read_session(ex/'claude_short.jsonl', warn=False).msgs, 'dialog').save(p)
+    return p
+
+def raises(match, f, *a, **kw):
+    "`f(*a, **kw)` raises a ValueError matching `match`, raised by the skill itself (not chained from deep inside)"
+    with pytest.raises(ValueError, match=match) as e: f(*a, **kw)
+    assert e.value.__cause__ is None and e.value.__suppress_context__ or e.value.__context__ is None
+    assert Path(e.traceback[-1].path).name in ('skill.py', 'contextlib.py'), e.traceback[-1].path
+
+BAD = [('missing', 'no such'), ('nowhere/x.jsonl', 'folder .* does not exist'), ('.', 'is a directory'),
+       ('notes.txt', 'not a known session format'), ('empty.jsonl', 'the file is empty')]
+
+@pytest.mark.parametrize('tool', [dialog_doc, session_doc, session_report])
+@pytest.mark.parametrize('bad,match', BAD)
+def test_bad_paths(tool, bad, match, tmp_path):
+    (tmp_path/'notes.txt').write_text('just notes\n')
+    (tmp_path/'empty.jsonl').write_text('')
+    raises(match, tool, tmp_path/bad)
+    raises('no session file given|no dialog notebook given', tool, '')
+
+def test_wrong_kind(dlg):
+    raises('is a claude session, not a dialog notebook: use session_doc', dialog_doc, ex/'claude_short.jsonl')
+    raises('is a codex session, not a dialog notebook', dialog_copy, ex/'codex_short.jsonl', dlg.parent/'c.ipynb')
+    raises('is a dialog notebook: use dialog_doc', session_doc, dlg)
+    raises('max_toks and since apply to session files', session_report, dlg, max_toks=500)
+    raises('user_toks=-1', session_doc, ex/'claude_short.jsonl', user_toks=-1)
+    raises('too small', session_doc, ex/'claude_short.jsonl', max_toks=5)
+
+def test_dialog_doc(dlg):
+    before = dlg.read_bytes()
+    d = dialog_doc(dlg, notes='then run the tests')
+    assert type(d) is str and d.startswith('This session is being continued') and f'`{dlg.resolve()}`' in d
+    assert '§ ' in d and '» ' in d and d.endswith('.') and 'then run the tests' in d
+    assert len_toks(dialog_doc(dlg, asst_toks=10, result_toks=10)) <= len_toks(d)
+    assert dlg.read_bytes() == before
+
+def test_dialog_copy(dlg, tmp_path):
+    before = dlg.read_bytes()
+    out = tmp_path/'copy.ipynb'
+    assert dialog_copy(dlg, out, asst_toks=20) == str(out)
+    assert dlg.read_bytes() == before and out.stat().st_size < len(before)
+    assert len(read_session(out).dlg.messages) == len(read_session(dlg).dlg.messages)
+    assert sorted(o.name for o in tmp_path.iterdir()) == ['copy.ipynb', 'dialog.ipynb']   # no temp file left behind
+    raises('already exists', dialog_copy, dlg, out)
+    assert dialog_copy(dlg, out, overwrite=True) == str(out)
+    raises('is the file being compacted', dialog_copy, dlg, dlg, overwrite=True)
+    raises('folder .* does not exist', dialog_copy, dlg, tmp_path/'nowhere'/'c.ipynb')
+    raises('is a directory', dialog_copy, dlg, tmp_path)
+    raises('no out path given', dialog_copy, dlg, '')
+    assert not (tmp_path/'nowhere').exists() and dlg.read_bytes() == before
+
+def sessions():
+    "The bundled examples and, where they are, the real Claude Code sessions beside the clone"
+    res = [ex/'claude_short.jsonl', ex/'codex_short.jsonl']
+    return res + sorted(real.glob('*.jsonl'))
+
+@pytest.mark.parametrize('session', sessions(), ids=lambda p: p.name)
+def test_session_tools(session, tmp_path):
+    "session_doc within max_toks, naming its transcript; session_report agrees with it; since keeps the earlier body; the file is untouched"
+    before = session.read_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')   # the tools say nothing on the side
+        d = session_doc(session, max_toks=4000, notes='next: the tests')
+        r = session_report(session, max_toks=4000)
+    assert len_toks(d) <= 4000 and f'`{session.resolve()}`' in d and 'next: the tests' in d
+    line,*table = r.splitlines()
+    assert 'messages' in line and 'tokens' in line and len(table) == 12
+    assert int(table[10].split(':')[1].replace(',', '')) == len_toks(session_doc(session, max_toks=4000))
+    (tmp_path/'doc.md').write_text(d)
+    assert session_report(session, since=tmp_path/'doc.md').startswith("kept the earlier document's body verbatim")
+    assert session.read_bytes() == before
+
+def test_real_data_present():
+    "The real sessions are part of the end-to-end check where they exist (on this machine, not in CI)"
+    if not real.is_dir(): pytest.skip(f'{real} is not here')
+    assert len(list(real.glob('*.jsonl'))) >= 5 and real/'short.jsonl' in sessions()
+    raises('is a directory', session_doc, next(p for p in real.iterdir() if p.is_dir()))
