@@ -16,7 +16,22 @@ from aidialog.msg_parts import Msg, InputImage, InputFile
 # %% ../nbs/10_hosts.ipynb #638086d2
 class Msgs(list):
     "A list of canonical `Msg`s read from a session; `bad_lines` counts skipped lines, `summary` is the host's last compaction summary, `host_toks` the `host`'s own count of its context"
-    bad_lines,summary,host_toks,host = 0,None,None,None
+    bad_lines,summary,host,_done,_last = 0,None,None,0,None
+
+    def note_toks(self, n):
+        "Note `n`, the host's count of the context it last sent its model, if it is a count"
+        if isinstance(n, int) and n>0: self._last = n
+
+    def at_boundary(self, keep=False):
+        "A host compaction: what came before is dropped, unless `keep`; then its context's count adds to `host_toks`"
+        if keep: self._done += self._last or 0
+        else: self.clear(); self._done = 0
+        self._last = None
+
+    @property
+    def host_toks(self):
+        "The host's count of the context read: the last count, plus each kept compacted context's; None if the last context has none"
+        return None if self._last is None else self._done+self._last
 
 # %% ../nbs/10_hosts.ipynb #4b4bc452
 _surr_re = re.compile(r'\\u[dD][89a-fA-F]')
