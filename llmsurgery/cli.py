@@ -8,7 +8,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/cli.html.md"""
 __all__ = ['big_file', 'progress_bar', 'bar_lines', 'compact_session', 'llmsurgery_compact']
 
 # %% ../nbs/20_cli.ipynb #07f15420
-import os, sys, warnings
+import os, signal, sys, warnings
 from tqdm import tqdm
 from pathlib import Path
 from fastcore.utils import *
@@ -18,6 +18,7 @@ from .render import Policy
 from .document import compact_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
 from .sessions import read_session, SessionWarning
+from .files import atomic_write, read_regular
 
 # %% ../nbs/20_cli.ipynb #fb0f323e
 big_file = 4_000_000
@@ -43,21 +44,40 @@ def _same_file(a, b):
     a,b = Path(a).expanduser(),Path(b).expanduser()
     return a.resolve()==b.resolve() or (a.exists() and b.exists() and a.samefile(b))
 
+def _check_out(o, flag, path):
+    "Refuse an output `o` that is the session itself, a folder, or in a folder that does not exist"
+    p = Path(o).expanduser()
+    if _same_file(p, path): raise ValueError(f'{o} is the session file itself: input files are only ever read')
+    if p.is_dir(): raise ValueError(f'{flag} {o}: is a folder; name a file')
+    if not p.parent.is_dir(): raise ValueError(f'{flag} {o}: no such folder {p.parent}')
+
+def _check_paths(session, out=None, in_place_copy=None):
+    "The session's path, once it is a file and the outputs are files we may write"
+    path = Path(session).expanduser()
+    if not path.is_file(): raise ValueError(f'{session}: ' + ('not a file' if path.exists() else 'no such file'))
+    if out and in_place_copy: raise ValueError('--out and --in-place-copy exclude each other: a dialog is written as a document or as a compacted copy')
+    for o,flag in ((out, '--out'), (in_place_copy, '--in-place-copy')):
+        if o: _check_out(o, flag, path)
+    return path
+
+def _read_doc(since):
+    "The text of the earlier document at `since`: a regular file of UTF-8 text"
+    try: return read_regular(since).decode('utf-8-sig')
+    except UnicodeDecodeError as e: raise ValueError(f'--since {since}: not UTF-8 text (byte {e.start}: {e.reason})') from None
+
 def _write(text, out):
-    "`text` to file `out`, or to stdout"
-    if out: Path(out).expanduser().write_text(text, encoding='utf-8', errors='surrogateescape')
-    else:
-        sys.stdout.buffer.write(text.encode('utf-8', 'surrogateescape') + b'\n')
-        sys.stdout.flush()
+    "`text` to file `out` (through a temp file and a rename), or to stdout"
+    data = text.encode('utf-8', 'replace')
+    if out: return atomic_write(out, data)
+    sys.stdout.buffer.write(data + b'\n')
+    sys.stdout.flush()
 
 # %% ../nbs/20_cli.ipynb #57fad0db
 def compact_session(session, out=None, notes='', since=None, max_tokens=None, last_n=None, user_toks=None, asst_toks=None,
                     call_toks=None, result_toks=None, all=False, sidechains=False, report=False, in_place_copy=None):
     "Compact the session file at `session`: `(document, stderr lines)`"
-    path = Path(session).expanduser()
-    if not path.is_file(): raise ValueError(f'{session}: ' + ('not a file' if path.exists() else 'no such file'))
-    for o in (out, in_place_copy):
-        if o and _same_file(o, path): raise ValueError(f'{o} is the session file itself: input files are only ever read')
+    path = _check_paths(session, out, in_place_copy)
+    earlier = _read_doc(since) if since else None
     pol = Policy(user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks, last_n=last_n)
     bar = progress_bar(path)
     try:
@@ -71,7 +91,6 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
             doc,line = compact_dialog(s, str(path.resolve()), notes, in_place_copy, **pol)
             return doc, lines+[line]
         if in_place_copy: raise ValueError('--in-place-copy applies to aidialog notebooks only')
-        earlier = Path(since).expanduser().read_text(encoding='utf-8') if since else None
         doc = compact_doc(s.msgs, str(path.resolve()), notes, earlier, max_tokens, **pol)
         if bar: bar.set_description('counting tokens')
         r = compaction_report(s.msgs, doc)
@@ -79,6 +98,41 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
     finally:
         if bar: bar.close()
     return doc, lines+[report_line(r)]+([report_table(r)] if report else [])
+
+# %% ../nbs/20_cli.ipynb #5c1a9e07
+_stop_signals = (signal.SIGINT, signal.SIGTERM)
+
+def _on_signal(signum, frame):
+    "Ctrl-C or SIGTERM: ignore any more of them while cleaning up, and unwind as a `KeyboardInterrupt` carrying the signal"
+    for s in _stop_signals: signal.signal(s, signal.SIG_IGN)
+    raise KeyboardInterrupt(signum)
+
+def _std_streams():
+    "/dev/null on closed fds 0-2, so no file opened later takes their number; status lines to nowhere when stderr was closed"
+    for fd in (0, 1, 2):
+        try: os.fstat(fd)
+        except OSError:
+            if (n := os.open(os.devnull, os.O_RDWR))!=fd: os.dup2(n, fd); os.close(n)
+    if sys.stderr is None: sys.stderr = open(os.devnull, 'w')
+
+def _run(session, kw):
+    "The command's work: the document written, the report on stderr; the exit status"
+    try:
+        if sys.stdout is None and not (kw['out'] or kw['in_place_copy']): raise ValueError('stdout is closed: name a file with --out')
+        doc,lines = compact_session(session, **kw)
+        if doc is not None: _write(doc, kw['out'])
+        print('\n'.join(lines), file=sys.stderr)
+    except KeyboardInterrupt as e:   # one line, the status a shell expects, and no partial file (`atomic_write` removed it)
+        sig = e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT
+        print(f'llmsurgery-compact: interrupted by {signal.Signals(sig).name}', file=sys.stderr)
+        return 128+sig
+    except BrokenPipeError:   # the reader stopped early (`| head`): not an error, and nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # so the flush at exit has nowhere to fail
+        return 0
+    except (OSError, ValueError, UnicodeError, RuntimeError) as e:
+        print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
+        return 2
+    return 0
 
 # %% ../nbs/20_cli.ipynb #2e71bf5f
 @call_parse
@@ -102,14 +156,6 @@ def llmsurgery_compact(
     kw = dict(out=out, notes=notes, since=since, max_tokens=max_tokens, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks,
               call_toks=call_toks, result_toks=result_toks, all=all, sidechains=sidechains, report=report, in_place_copy=in_place_copy)
     if not is_cli(llmsurgery_compact): return compact_session(session, **kw)[0]
-    try:
-        doc,lines = compact_session(session, **kw)
-        if doc is not None: _write(doc, out)
-    except BrokenPipeError:   # the reader stopped early (`| head`): not an error, and nothing more to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # so the flush at exit has nowhere to fail
-        return 0
-    except (OSError, ValueError, UnicodeError, RuntimeError) as e:
-        print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
-        return 2
-    print('\n'.join(lines), file=sys.stderr)
-    return 0
+    for s in _stop_signals: signal.signal(s, _on_signal)
+    _std_streams()
+    return _run(session, kw)

@@ -11,6 +11,8 @@ __all__ = ['compact_reply', 'compact_code', 'dlg2compact', 'compact_dialog']
 from fastcore.utils import *
 from aidialog.msg_parts import Text, Refusal, ToolUse, ToolResult
 from aidialog.dialog import Dialog, Message, sprompt, snote, scode, sraw, render_outputs_ai
+from aidialog.ipynb import write_ipynb
+from .files import atomic_write
 from .hist import fmt2hist, pair_tools
 from .toks import len_toks, trunctoks_mid
 from .render import *
@@ -87,7 +89,7 @@ def compact_dialog(s, path, notes='', in_place_copy=None, **pol):
     "The continuation document for dialog session `s`, and one report line; optionally a compacted copy at `in_place_copy`"
     before,pol = _dlg_toks(s.dlg),{k:v for k,v in pol.items() if k!='last_n'}   # a dialog has no tail to keep whole
     if in_place_copy:
-        s.dlg.compact(**pol).save(in_place_copy)
+        atomic_write(in_place_copy, write_ipynb(s.dlg.compact(**pol)))   # the copy, like every file we write, appears whole or not at all
         return None, f'{len(s.dlg.messages):,} dialog messages read; {before:,} -> {_dlg_toks(s.dlg):,} tokens; compacted copy written to {in_place_copy}'
     doc = compact_content(dlg2compact(s.dlg, **pol), path, notes)
     return doc, f'{len(s.dlg.messages):,} dialog messages read; {before:,} -> {len_toks(doc):,} tokens'
