@@ -6,7 +6,9 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/claude.html.md"""
 
 # %% auto #0
 __all__ = ['summary_prefix', 'cc_boundary_mark', 'cc_result_text', 'cc_result', 'cc_user_part', 'cc_summary', 'cc_user',
-           'cc_assistant', 'cc_boundary', 'cc_context_toks', 'read_claude']
+           'cc_assistant', 'cc_boundary', 'cc_context_toks', 'read_claude', 'claude_home', 'project_dirname',
+           'project_dir', 'claude_sessions', 'cc_is_msg', 'cc_first_prompt', 'cc_source_meta', 'claude_source_meta',
+           'cc_resume_records', 'resume_place', 'write_resume']
 
 # %% ../nbs/11_claude.ipynb #c03e6f54
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputImage, InputFile
@@ -106,3 +108,116 @@ def read_claude(lines, all=False, sidechains=False):
         except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue
         res.extend(ms)
     return res
+
+# %% ../nbs/11_claude.ipynb #adbe0050
+import os, re, uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from .files import atomic_write
+
+def claude_home():
+    "Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`"
+    return Path(os.environ.get('CLAUDE_CONFIG_DIR') or Path.home()/'.claude').expanduser()
+
+_cc_max_dir = 200   # Claude Code cuts a longer folder name there and appends a hash of the whole path
+_b36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+def _js_hash(units):
+    "Claude Code's hash of a path: `h = h*31 + c` over its UTF-16 code units in 32-bit signed arithmetic, `abs`, base 36"
+    h = 0
+    for u in units: h = (h*31 + u) & 0xffffffff
+    h,s = abs(h - (1<<32) if h>>31 else h),''
+    while h: h,r = divmod(h, 36); s = _b36[r]+s
+    return s or '0'
+
+def project_dirname(cwd):
+    "The folder name Claude Code keeps directory `cwd`'s sessions under: each UTF-16 unit but an ASCII letter or digit becomes `-`"
+    units = memoryview(str(cwd).encode('utf-16-le', 'surrogatepass')).cast('H')
+    name = ''.join(chr(u) if u<128 and chr(u).isalnum() else '-' for u in units)
+    return name if len(name)<=_cc_max_dir else f'{name[:_cc_max_dir]}-{_js_hash(units)}'
+
+def project_dir(cwd=None):
+    "The project folder holding the Claude Code sessions of `cwd` (default: the current directory), as the host names it from the real path"
+    return claude_home()/'projects'/project_dirname(os.path.realpath(cwd or os.getcwd()))
+
+def claude_sessions(cwd=None):
+    "The session files of `cwd`'s project folder (sub-agent files live one level deeper and are left out)"
+    d = project_dir(cwd)
+    return sorted(d.glob('*.jsonl')) if d.is_dir() else []
+
+# %% ../nbs/11_claude.ipynb #193a34b6
+_rec_type = re.compile(rb'"type":\s*"([^"]*)"')
+
+def cc_is_msg(line):
+    "Is `line` (bytes) a main-chain `user` or `assistant` record? Decided without parsing, from the line's first `type`"
+    m = _rec_type.search(line)
+    return bool(m) and m[1] in (b'user', b'assistant', b'message') and b'"isSidechain":true' not in line[:m.start()]
+
+def cc_first_prompt(lines):
+    "The first words the user typed in the lines of a Claude Code session (a prefix of the file is enough), or ''"
+    names = {}
+    for r in records(lines, Msgs()):
+        if r.get('type')!='user' or r.get('isSidechain') or r.get('isMeta'): continue
+        try:
+            if cc_summary(r) is None and (us := [m for m in cc_user(r, names) if m.role=='user']): return us[0].text
+        except (KeyError, TypeError, AttributeError): continue
+    return ''
+
+# %% ../nbs/11_claude.ipynb #a83f6e4f
+def _tail_lines(path, n):
+    "The complete lines among the last `n` bytes of the file at `path`"
+    with open(path, 'rb') as f:
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(size-n, 0))
+        data = f.read()
+    lines = data.decode('utf-8', 'replace').splitlines()
+    return lines if size<=n else lines[1:]
+
+_cc_meta_keys = ('cwd', 'version', 'gitBranch', 'slug')
+
+def cc_source_meta(lines):
+    "What a continuation takes from the records in `lines`: the last `cwd`, `version`, `gitBranch`, `slug`, and the last record's `uuid`"
+    m = {}
+    for r in records(lines, Msgs()):
+        if r.get('isSidechain'): continue
+        m.update({k:r[k] for k in _cc_meta_keys if r.get(k) is not None})
+        if r.get('uuid'): m['leafUuid'] = r['uuid']
+    return m
+
+def claude_source_meta(path, n=1<<16):
+    "`cc_source_meta` of the end of the session at `path`: the last `n` bytes, read further back until a record names its `cwd`"
+    while 'cwd' not in (m := cc_source_meta(_tail_lines(path, n))) and n<Path(path).stat().st_size: n *= 8
+    return m
+
+# %% ../nbs/11_claude.ipynb #c928501b
+def _now(): return datetime.now(timezone.utc).isoformat(timespec='milliseconds').replace('+00:00', 'Z')
+
+def cc_resume_records(meta, doc, new_id, pre_tokens=0):
+    "A new session continuing from `doc`: a `compact_boundary` record, then the summary record that carries `doc`"
+    ub,us = str(uuid.uuid4()),str(uuid.uuid4())
+    common = dict(isSidechain=False, userType='external', cwd=meta.get('cwd', ''), sessionId=new_id, version=meta.get('version'),
+                  gitBranch=meta.get('gitBranch'), slug=meta.get('slug'))
+    common = {k:v for k,v in common.items() if v is not None}
+    boundary = dict(parentUuid=None, logicalParentUuid=meta.get('leafUuid'), **common, type='system', subtype='compact_boundary',
+                    content='Conversation compacted', isMeta=False, timestamp=_now(), uuid=ub, level='info',
+                    compactMetadata=dict(trigger='manual', preTokens=pre_tokens))
+    summary = dict(parentUuid=ub, **common, type='user', message=dict(role='user', content=doc), isVisibleInTranscriptOnly=True,
+                   isCompactSummary=True, uuid=us, timestamp=_now())
+    return [boundary, summary]
+
+# %% ../nbs/11_claude.ipynb #224265b0
+def resume_place(src, meta, cwd=None):
+    "`(project folder, directory to run claude in)` for a continuation of the session at `src`: its own folder if it is in a store, else `cwd`'s"
+    src,cwd = Path(src).resolve(),os.path.realpath(cwd or os.getcwd())
+    mc = meta.get('cwd')
+    if src.parent.parent.name=='projects' and mc and project_dirname(mc)==src.parent.name and os.path.isdir(mc): return src.parent,mc
+    return project_dir(cwd),cwd
+
+def write_resume(src, doc, pre_tokens=0, cwd=None):
+    "Write a new Claude Code session continuing the one at `src` from `doc`, next to it: `(path, argv, directory to run it in)`"
+    meta = claude_source_meta(src)
+    folder,run = resume_place(src, meta, cwd)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    new = str(uuid.uuid4())
+    path = atomic_write(folder/f'{new}.jsonl', jsonl(cc_resume_records(meta, doc, new, pre_tokens)), mode=0o600, exclusive=True)
+    return path, ['claude', '--resume', new], run

@@ -6,7 +6,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hosts.html.md"""
 
 # %% auto #0
 __all__ = ['skill_marker', 'Msgs', 'fix_surrogates', 'SessionWarning', 'records', 'drop_blocks', 'strip_reminders', 'err_text',
-           'media_tag', 'media_part', 'is_plumbing', 'is_skill_text']
+           'media_tag', 'media_part', 'is_plumbing', 'is_skill_text', 'jsonl']
 
 # %% ../nbs/10_hosts.ipynb #12418a87
 import json, re, warnings
@@ -113,3 +113,8 @@ def is_plumbing(s):
 
 skill_marker = '…skill text compacted: re-invoke before relying on it…'
 def is_skill_text(s): return (s or '').startswith('Base directory for this skill:')
+
+# %% ../nbs/10_hosts.ipynb #5f6f19cc
+def jsonl(recs):
+    "Records as JSON lines, written the way the hosts write them"
+    return ''.join(json.dumps(r, ensure_ascii=False, separators=(',', ':'))+'\n' for r in recs)
