@@ -130,13 +130,15 @@ def test_torn_line_warns_once(tmp_path):
     f.write_text('\n'.join(lines[:5] + ['{"type":"user","mess'] + lines[5:]))    # a second torn line, mid-file
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
-        s = read_session(f)
+        s = read_session(f, all=True)
     assert [str(w.message).endswith('skipped 2 torn or malformed line(s)') for w in ws] == [True]
-    assert s.bad_lines == 2 and s.msgs == read('claude_short.jsonl').msgs
+    assert s.bad_lines == 2 and s.msgs == read('claude_short.jsonl', all=True).msgs
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
-        assert read_session(f, warn=False).bad_lines == 2
+        assert read_session(f, all=True, warn=False).bad_lines == 2
+        s = read_session(f, warn=False)   # by default the history before the last compaction (and its torn line) is not read
     assert not ws
+    assert s.bad_lines == 1 and s.msgs == read('claude_short.jsonl').msgs
 
 def test_detect_by_content(tmp_path):
     shutil.copy(ex/'claude_short.jsonl', tmp_path/'session.txt')
