@@ -93,7 +93,7 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
         if in_place_copy: raise ValueError('--in-place-copy applies to aidialog notebooks only')
         doc = compact_doc(s.msgs, str(path.resolve()), notes, earlier, max_tokens, **pol)
         if bar: bar.set_description('counting tokens')
-        r = compaction_report(s.msgs, doc)
+        r = compaction_report(s.msgs, doc, exact=report, host_toks=s.host_toks, host=s.host)   # the exact count of the whole transcript only under --report
         if doc.prior: lines.append(f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:")
     finally:
         if bar: bar.close()

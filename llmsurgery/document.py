@@ -166,24 +166,40 @@ def _len_turns(turns, enc=None):
     return sum(map(len, ifnone(enc, compact_enc()).encode_ordinary_batch(parts, num_threads=os.cpu_count() or 1)))
 
 # %% ../nbs/04_document.ipynb #58e1c53f
-def compaction_report(msgs, doc, enc=None, prior=''):
+_chars_per_tok = 4   # o200k's rough average over prose and code: what an estimate of "before" divides by
+
+def _est_toks(msgs):
+    "An estimate of the o200k tokens in `msgs`, from the characters of their texts and call arguments"
+    parts = (p for m in msgs for p in m.content)
+    n = sum(len(v) if isinstance(v, str) else len(str(v)) for p in parts for v in (getattr(p, 'text', None), getattr(p, 'arguments', None)) if v)
+    return -(-n//_chars_per_tok)
+
+def _before(msgs, pt, enc, exact, host_toks, host):
+    "`(tokens, whose count)` of the transcript `msgs` after an earlier segment of `pt` tokens: exact o200k, the host's own count, or an estimate"
+    if exact: return _len_turns(turns_of(msgs, [compact_msg(m, *Budgets.unlimited(), enc=enc) for m in msgs]), enc)+pt,'o200k'
+    if host_toks: return host_toks,f"{host or 'the host'}'s count"   # the host's context held the earlier segment too
+    return _est_toks(msgs)+pt,'estimated'
+
+def compaction_report(msgs, doc, enc=None, prior='', exact=True, host_toks=None, host=None):
     "Counts of what `doc`, a compaction of `msgs` after the earlier segment `prior`, kept: messages, turns, user messages, calls, results and tokens"
     if getattr(doc, 'stats', None) is None: raise ValueError('doc carries no stats: pass the text that compact_chat, fit_chat, compact_content or compact_doc returned')
+    host_toks,host = ifnone(host_toks, getattr(msgs, 'host_toks', None)),ifnone(host, getattr(msgs, 'host', None))
     msgs,prior = [as_msg(m) for m in ifnone(doc.source, msgs)],ifnone(doc.prior, prior)
     pt = len_toks(prior, enc) if prior else 0
-    before = _len_turns(turns_of(msgs, [compact_msg(m, *Budgets.unlimited(), enc=enc) for m in msgs]), enc) + pt
+    before,by = _before(msgs, pt, enc, exact, host_toks, host)
     after = len_toks(doc, enc)
-    return AttrDict(doc.stats, toks_prior=pt, toks_before=before, toks_after=after, ratio=round(before/max(after, 1), 2))
+    return AttrDict(doc.stats, toks_prior=pt, toks_before=before, before_by=by, toks_host=host_toks, host=host, toks_after=after, ratio=round(before/max(after, 1), 2))
 
 # %% ../nbs/04_document.ipynb #928589ba
 def report_line(r):
-    "One line: messages and turns read, tokens before and after, and the ratio"
-    return f"{r.msgs:,} messages ({r.turns:,} turns) read; {r.toks_before:,} -> {r.toks_after:,} tokens (ratio {r.ratio:,})"
+    "One line: messages and turns read, tokens before (saying whose count) and after, and the ratio"
+    return f"{r.msgs:,} messages ({r.turns:,} turns) read; {r.toks_before:,} tokens ({r.get('before_by', 'o200k')}) -> {r.toks_after:,} tokens (ratio {r.ratio:,})"
 
 def report_table(r):
     "The counts of `compaction_report` as aligned lines"
     rows = [('messages read', r.msgs), ('turns read', r.turns), ('turns dropped', r.user_dropped), ('messages dropped', r.dropped_msgs),
         ('user messages kept whole', r.user_whole), ('user messages cut', r.user_cut), ('user messages dropped', r.user_dropped),
-        ('tool calls rendered', r.calls), ('tool results cut', r.results_cut), ('tokens before', r.toks_before),
-        ('tokens after', r.toks_after), ('ratio', r.ratio)]
-    return '\n'.join(f'{k:>26}: {v:,}' for k,v in rows)
+        ('tool calls rendered', r.calls), ('tool results cut', r.results_cut), (f"tokens before ({r.get('before_by', 'o200k')})", r.toks_before)]
+    if r.get('toks_host') and r.get('before_by')=='o200k': rows.append((f"tokens before ({r.host or 'the host'}'s count)", r.toks_host))
+    rows += [('tokens after', r.toks_after), ('ratio', r.ratio)]
+    return '\n'.join(f'{k:>36}: {v:,}' for k,v in rows)
