@@ -43,15 +43,19 @@ def cc_summary(r):
     "Text of a user record that is a host compaction summary (flagged `isCompactSummary`, or known by its opening words), else None"
     if r.get('type')!='user': return None
     c = r['message']['content']
-    s = c if isinstance(c, str) else '\n'.join(b.get('text', '') for b in c if b.get('type')=='text')
+    s = c if isinstance(c, str) else '\n'.join(b['text'] for b in c if isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str))
     return s if r.get('isCompactSummary') or s.startswith(summary_prefix) else None
 
-def cc_user(r, names):
-    "The `tool` then `user` messages of a Claude Code user record"
+def _cc_user_block(b, names, meta):
+    "The part of one block of a user record: a `ToolResult`, a user part, or None"
+    return cc_result(b, names) if b.get('type')=='tool_result' else cc_user_part(b, meta)
+
+def cc_user(r, names, st=None):
+    "The `tool` then `user` messages of a Claude Code user record; a badly typed block is skipped and counted in `st`, the rest kept"
     c = r['message']['content']
     if isinstance(c, str): c = [dict(type='text', text=c)]
-    res = [cc_result(b, names) for b in c if b.get('type')=='tool_result']
-    us = [p for b in c if b.get('type')!='tool_result' and (p:=cc_user_part(b, r.get('isMeta')))]
+    ps = [p for b in c if (p := try_block(_cc_user_block, b, st, names, r.get('isMeta')))]
+    res,us = [p for p in ps if isinstance(p, ToolResult)],[p for p in ps if not isinstance(p, ToolResult)]
     return ([Msg('tool', res)] if res else []) + ([Msg('user', us)] if us else [])
 
 # %% ../nbs/11_claude.ipynb #ffd613fb
@@ -66,11 +70,15 @@ _cc_asst = dict(text     = lambda b,names: _text(Text, b.get('text')),
                 thinking = lambda b,names: _text(Thinking, b.get('thinking')),
                 tool_use = _cc_tool_use)
 
-def cc_assistant(r, names):
-    "The parts of a Claude Code assistant record"
+def _cc_asst_part(b, names):
+    "The part of one block of an assistant record, or None"
+    return (f := _cc_asst.get(b.get('type'))) and f(b, names)
+
+def cc_assistant(r, names, st=None):
+    "The parts of a Claude Code assistant record; a badly typed block is skipped and counted in `st`, the rest kept"
     c = r['message']['content']
     if isinstance(c, str): c = [dict(type='text', text=c)]
-    return [p for b in c if (f:=_cc_asst.get(b.get('type'))) and (p:=f(b, names))]
+    return [p for b in c if (p := try_block(_cc_asst_part, b, st, names))]
 
 # %% ../nbs/11_claude.ipynb #d2fd05ae
 cc_boundary_mark = b'compact_boundary'   # bytes every boundary line holds, for a scan from the end of the file
@@ -98,11 +106,11 @@ def read_claude(lines, all=False, sidechains=False):
             if (s:=cc_summary(r)) is not None:
                 res.summary = s
                 if all: continue
-            if t=='user': ms,last = cc_user(r, names),None
+            if t=='user': ms,last = cc_user(r, names, res),None
             elif r['message'].get('model')=='<synthetic>': continue
             else:
                 res.note_toks(cc_context_toks(r))
-                parts,mid = cc_assistant(r, names),r['message'].get('id')
+                parts,mid = cc_assistant(r, names, res),r['message'].get('id')
                 if mid and mid==last and res and res[-1].role=='assistant': res[-1].content += parts; continue
                 ms,last = [Msg('assistant', parts)] if parts else [],mid
         except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue

@@ -54,16 +54,17 @@ def cx_output_text(o):
     return o
 
 # %% ../nbs/12_codex.ipynb #7d7dc42f
-def cx_message(p, names):
-    "A user or assistant `Msg` from a Codex `message` item; developer messages and injected user text give None"
+def _cx_part(i, role):
+    "The part of one content item of a Codex message, or None"
+    t,s = i.get('type'),i.get('text')
+    if t in ('input_text', 'output_text') and s and not (role=='user' and is_plumbing(s)): return Text(s) if (s:=strip_reminders(s)) else None
+    if t=='input_image' and (u:=i.get('image_url')): return InputImage(u, mime=(data_url(u) or (None,))[0])
+
+def cx_message(p, names, st=None):
+    "A user or assistant `Msg` from a Codex `message` item; developer messages and injected user text give None; a badly typed content item is skipped and counted in `st`"
     role = p.get('role')
     if role not in ('user', 'assistant'): return None
-    parts = []
-    for i in p.get('content') or []:
-        t,s = i.get('type'),i.get('text')
-        if t in ('input_text', 'output_text') and s and not (role=='user' and is_plumbing(s)):
-            if (s:=strip_reminders(s)): parts.append(Text(s))
-        elif t=='input_image' and (u:=i.get('image_url')): parts.append(InputImage(u, mime=(data_url(u) or (None,))[0]))
+    parts = [x for i in p.get('content') or [] if (x := try_block(_cx_part, i, st, role))]
     return Msg(role, parts) if parts else None
 
 def cx_result(p, names):
@@ -109,7 +110,7 @@ def read_codex(lines, all=False):
             continue
         if t=='event_msg' and isinstance(p, dict) and p.get('type')=='token_count': res.note_toks(cx_context_toks(p)); continue
         if t!='response_item' or not isinstance(p, dict) or not (f:=cx_items.get(str(p.get('type')))): continue
-        try: m = f(p, names)
+        try: m = f(p, names, res) if f is cx_message else f(p, names)   # a message counts its badly typed items itself
         except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue
         if not m: continue
         if m.role=='assistant' and res and res[-1].role=='assistant': res[-1].content += m.content

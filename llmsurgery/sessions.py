@@ -15,38 +15,37 @@ from pathlib import Path
 from fastcore.basics import store_attr, noop
 from aidialog.ipynb import reads_ipynb
 from functools import partial
-from .hosts import SessionWarning, last_boundary
+from collections import Counter
+from .hosts import SessionWarning, last_boundary, Msgs, records, record_fmt, dropped_text
 from .claude import read_claude, cc_boundary, cc_boundary_mark
 from .codex import read_codex, cx_boundary, cx_boundary_mark
 
 # %% ../nbs/13_sessions.ipynb #4be0d841
 known_formats = 'Claude Code session JSONL (claude), Codex rollout JSONL (codex), aidialog notebook .ipynb (ipynb)'
-_cx_types = {'session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted'}
-_cc_types = {'user', 'assistant', 'system', 'summary', 'file-history-snapshot', 'queue-operation'}
+_tally_n = 100   # records of a known format that decide a file's format: a stray record of the other host never does
 
-def _record_fmt(r):
-    "The format one parsed JSON object belongs to, or None"
-    if not isinstance(r, dict): return None
-    if 'cells' in r: return 'ipynb'
-    t = str(r.get('type'))
-    if t in _cx_types and 'payload' in r: return 'codex'
-    if t in _cc_types or 'sessionId' in r or 'parentUuid' in r: return 'claude'
+def _whole_fmt(f):
+    "The format of text file `f` read whole as one JSON document (a pretty-printed notebook), or None"
+    try: return record_fmt(json.loads(f.read()))
+    except (ValueError, RecursionError): return None
 
-def detect_format(path, n=50):
-    "'claude', 'codex' or 'ipynb', from the content of the file at `path`"
-    with open(path, encoding='utf-8', errors='replace') as f:
-        first = None
-        for ln in islice(f, n):
-            if not ln.strip(): continue
-            first = first or ln.strip().lstrip('\ufeff')
-            try: fmt = _record_fmt(json.loads(ln.lstrip('\ufeff')))
-            except (ValueError, RecursionError): fmt = None
-            if fmt: return fmt
-        if first=='{':
-            f.seek(0)
-            try: fmt = _record_fmt(json.loads(f.read().lstrip('\ufeff')))
-            except (ValueError, RecursionError): fmt = None
-            if fmt=='ipynb': return fmt
+def _tally(lines, n=_tally_n):
+    "How many of the first `n` records of a known format in `lines` each format has"
+    c = Counter()
+    for r in records(lines, Msgs()):
+        if f := record_fmt(r): c[f] += 1
+        if c.total()>=n: break
+    return c
+
+def detect_format(path, n=_tally_n):
+    "'claude', 'codex' or 'ipynb', from the content of the file at `path`: the format of most of its first `n` records of a known format"
+    with open(path, encoding='utf-8-sig', errors='replace') as f:
+        first = next((ln.strip() for ln in f if ln.strip()), None)
+        f.seek(0)
+        if first=='{' and _whole_fmt(f)=='ipynb': return 'ipynb'
+        f.seek(0)
+        c = _tally(f, n)
+    if c: return c.most_common(1)[0][0]   # a tie goes to the format seen first
     if first is None: raise ValueError(f'{path}: the file is empty; known formats: {known_formats}')
     raise ValueError(f'{path}: not a known session format; known formats: {known_formats}')
 
@@ -73,12 +72,12 @@ def read_session(path, all=False, sidechains=False, warn=True, progress=noop):
     path = Path(path).expanduser()
     fmt = detect_format(path)
     if fmt=='ipynb':
-        try: dlg = reads_ipynb(path.read_text(encoding='utf-8', errors='replace'), name=path.stem)
+        try: dlg = reads_ipynb(path.read_text(encoding='utf-8-sig', errors='replace'), name=path.stem)
         except (ValueError, KeyError, TypeError, AttributeError) as e: raise ValueError(f'{path}: not a readable aidialog notebook: {e!r}') from e
         return Session(path, fmt, [], dlg=dlg)
     msgs = read_host(path, fmt, all, sidechains, progress)
     if msgs.bad_lines and warn:
-        warnings.warn(f'{path}: skipped {msgs.bad_lines} torn or malformed line(s)', SessionWarning, stacklevel=2)
+        warnings.warn(f'{path}: skipped {dropped_text(msgs.dropped)}', SessionWarning, stacklevel=2)
     return Session(path, fmt, list(msgs), msgs.bad_lines, msgs.summary, host=msgs.host, host_toks=msgs.host_toks)
 
 # %% ../nbs/13_sessions.ipynb #4b9ff2d9
