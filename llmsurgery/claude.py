@@ -25,7 +25,7 @@ def cc_result(b, names):
     "A `ToolResult` from a `tool_result` block; `names` maps call ids to tool names"
     txt = strip_reminders(cc_result_text(b.get('content')))
     if b.get('is_error'): txt = err_text(txt)
-    return ToolResult(id=b.get('tool_use_id'), name=names.get(b.get('tool_use_id')), text=txt)
+    return build(ToolResult, id=b.get('tool_use_id'), name=names.get(b.get('tool_use_id')), text=txt)
 
 def cc_user_part(b, meta=False):
     "A user part from a non-result block, or None for injected or plumbing text"
@@ -34,7 +34,7 @@ def cc_user_part(b, meta=False):
     if t != 'text': return None
     s = strip_reminders(b.get('text') or '')
     if not s or (meta and not is_skill_text(s)) or is_plumbing(s): return None
-    return Text(s)
+    return build(Text, text=s)
 
 # %% ../nbs/11_claude.ipynb #ea520587
 summary_prefix = 'This session is being continued from a previous conversation'
@@ -56,15 +56,15 @@ def cc_user(r, names, st=None):
     if isinstance(c, str): c = [dict(type='text', text=c)]
     ps = [p for b in c if (p := try_block(_cc_user_block, b, st, names, r.get('isMeta')))]
     res,us = [p for p in ps if isinstance(p, ToolResult)],[p for p in ps if not isinstance(p, ToolResult)]
-    return ([Msg('tool', res)] if res else []) + ([Msg('user', us)] if us else [])
+    return ([build(Msg, role='tool', content=res)] if res else []) + ([build(Msg, role='user', content=us)] if us else [])
 
 # %% ../nbs/11_claude.ipynb #ffd613fb
 def _cc_tool_use(b, names):
     names[b.get('id')] = b.get('name')
     args = b.get('input')
-    return ToolUse(id=b.get('id'), name=b.get('name'), arguments=args if isinstance(args, dict) else {'input': args})
+    return build(ToolUse, id=b.get('id'), name=b.get('name'), arguments=args if isinstance(args, dict) else {'input': args})
 
-def _text(cls, s): return cls(s) if s and isinstance(s, str) else None
+def _text(cls, s): return build(cls, text=s) if s and isinstance(s, str) else None
 
 _cc_asst = dict(text     = lambda b,names: _text(Text, b.get('text')),
                 thinking = lambda b,names: _text(Thinking, b.get('thinking')),
@@ -112,7 +112,7 @@ def read_claude(lines, all=False, sidechains=False):
                 res.note_toks(cc_context_toks(r))
                 parts,mid = cc_assistant(r, names, res),r['message'].get('id')
                 if mid and mid==last and res and res[-1].role=='assistant': res[-1].content += parts; continue
-                ms,last = [Msg('assistant', parts)] if parts else [],mid
+                ms,last = [build(Msg, role='assistant', content=parts)] if parts else [],mid
         except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue
         res.extend(ms)
     return res
