@@ -1,20 +1,22 @@
 "The `llmsurgery.skill` pyskill: found by `list_pyskills()`, rendered by `doc()`, its tools registered, and each tool end to end"
-import ast, inspect, json, subprocess, sys, warnings
+import ast, inspect, json, os, subprocess, sys, warnings
 from pathlib import Path
 import pytest
 import pyskills
 from fastcore.docments import docments
 from pyskills.core import __pytools__
 import llmsurgery.skill as sk
-from llmsurgery.skill import dialog_doc, dialog_copy, session_doc, session_report
+from llmsurgery.skill import dialog_doc, dialog_copy, session_doc, recent_sessions, session_report, resume_session
 from llmsurgery.sessions import read_session
 from llmsurgery.hist import chat2dlg
 from llmsurgery.toks import len_toks
+from llmsurgery import claude
 
 ROOT = Path(__file__).resolve().parent.parent
 ex = ROOT/'examples'
 real = ROOT.parent/'shared'/'data'/'claude-real'
-TOOLS = {'dialog_doc', 'dialog_copy', 'session_doc', 'session_report'}
+ENV = dict(os.environ)   # as the run began: importing pyskills under another HOME rewrites the venv's pyskills.pth to point there
+TOOLS = {'dialog_doc', 'dialog_copy', 'session_doc', 'recent_sessions', 'session_report', 'resume_session'}
 MARKS = ('`§ … §`', '`» … »`', '`python`', '`!`', '`▶`', '`>`', '`¶`', '`***`', '` … `')
 
 def description():
@@ -45,11 +47,18 @@ def test_registered():
             "new = [getattr(k, '__name__', str(k)) for k in p.__pytools__ if k not in before or p.__pytools__[k]!=before[k]]\n"
             "names = sorted(o[0] if isinstance(o, tuple) else o for o in p.__pytools__[sk])\n"
             "print(json.dumps([new, names, sorted(sk.__all__)]))")
-    new,names,all_ = json.loads(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout)
+    new,names,all_ = json.loads(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=ENV).stdout)
     assert new == ['llmsurgery.skill'] and set(names) == TOOLS == set(all_)
     assert {o[0] if isinstance(o, tuple) else o for o in __pytools__[sk]} == TOOLS
     pol = dict(o for o in __pytools__[sk] if isinstance(o, tuple))
     assert set(pol) == {'dialog_copy'} and pol['dialog_copy'].kw == 'out'   # a sandbox can check where the copy goes
+
+@pytest.fixture(autouse=True)
+def stores(tmp_path, monkeypatch):
+    "Every test runs with HOME and the hosts' stores under its temp folder: a tool may write to a store, never to the real one"
+    home = tmp_path/'home'
+    for k,v in dict(HOME=home, CLAUDE_CONFIG_DIR=home/'.claude', CODEX_HOME=home/'.codex').items(): monkeypatch.setenv(k, str(v))
+    return home
 
 @pytest.fixture
 def dlg(tmp_path):
@@ -67,13 +76,13 @@ def raises(match, f, *a, **kw):
 BAD = [('missing', 'no such'), ('nowhere/x.jsonl', 'folder .* does not exist'), ('.', 'is a directory'),
        ('notes.txt', 'not a known session format'), ('empty.jsonl', 'the file is empty')]
 
-@pytest.mark.parametrize('tool', [dialog_doc, session_doc, session_report])
+@pytest.mark.parametrize('tool', [dialog_doc, session_doc, session_report, resume_session])
 @pytest.mark.parametrize('bad,match', BAD)
 def test_bad_paths(tool, bad, match, tmp_path):
     (tmp_path/'notes.txt').write_text('just notes\n')
     (tmp_path/'empty.jsonl').write_text('')
     raises(match, tool, tmp_path/bad)
-    raises('no session file given|no dialog notebook given', tool, '')
+    raises('no session given|no dialog notebook given', tool, '')
 
 def test_wrong_kind(dlg):
     raises('is a claude session, not a dialog notebook: use session_doc', dialog_doc, ex/'claude_short.jsonl')
@@ -112,7 +121,7 @@ def sessions():
     return res + sorted(real.glob('*.jsonl'))
 
 @pytest.mark.parametrize('session', sessions(), ids=lambda p: p.name)
-def test_session_tools(session, tmp_path):
+def test_session_tools(session, tmp_path, stores):
     "session_doc within max_toks, naming its transcript; session_report agrees with it; since keeps the earlier body; the file is untouched"
     before = session.read_bytes()
     with warnings.catch_warnings():
@@ -121,10 +130,14 @@ def test_session_tools(session, tmp_path):
         r = session_report(session, max_toks=4000)
     assert len_toks(d) <= 4000 and f'`{session.resolve()}`' in d and 'next: the tests' in d
     line,*table = r.splitlines()
-    assert 'messages' in line and 'tokens' in line and len(table) == 12
-    assert int(table[10].split(':')[1].replace(',', '')) == len_toks(session_doc(session, max_toks=4000))
+    counts = {k.strip(): int(v.replace(',', '').split('.')[0]) for k,v in (o.split(':') for o in table)}
+    assert line.startswith(f"{counts['messages read']:,} messages")
+    assert counts['tokens after'] == len_toks(session_doc(session, max_toks=4000))
     (tmp_path/'doc.md').write_text(d)
     assert session_report(session, since=tmp_path/'doc.md').startswith("kept the earlier document's body verbatim")
+    cmd = resume_session(session, cwd=tmp_path, max_toks=4000, notes='next: the tests')
+    new = (claude.project_dir(tmp_path)/f'{cmd.split()[-1]}.jsonl') if 'claude' in cmd else next(stores.glob('.codex/sessions/*/*/*/*.jsonl'))
+    assert read_session(new).summary == d and new.is_relative_to(stores)   # the new session opens with the document, in the (temp) store
     assert session.read_bytes() == before
 
 def test_real_data_present():
@@ -132,3 +145,46 @@ def test_real_data_present():
     if not real.is_dir(): pytest.skip(f'{real} is not here')
     assert len(list(real.glob('*.jsonl'))) >= 5 and real/'short.jsonl' in sessions()
     raises('is a directory', session_doc, next(p for p in real.iterdir() if p.is_dir()))
+
+@pytest.fixture
+def project(tmp_path, stores):
+    "A project directory with one Claude Code session (older) and one Codex session (newer) in the temp stores"
+    proj = tmp_path/'proj'
+    proj.mkdir()
+    cc = claude.project_dir(proj)/'3f0c7f6e-2a61-4c39-9d5e-1d3c0e2b7a10.jsonl'
+    cc.parent.mkdir(parents=True)
+    cc.write_bytes((ex/'claude_short.jsonl').read_bytes())
+    cx = stores/'.codex/sessions/2025/09/15/rollout-2025-09-15T14-00-00-d95bafc8-f2a4-427b-9cf4-bb99f4bea973.jsonl'
+    cx.parent.mkdir(parents=True)
+    cx.write_text((ex/'codex_short.jsonl').read_text().replace('"/home/dev/csvtidy"', json.dumps(str(proj.resolve()))))
+    os.utime(cc, (1e9, 1e9))
+    return proj, cc, cx
+
+def test_directory(project, tmp_path):
+    "With no session, the tools take the newest of `cwd`; an id prefix names one; recent_sessions lists them, newest first"
+    proj,cc,cx = project
+    assert f'`{cx.resolve()}`' in session_doc(cwd=proj, max_toks=2000)
+    assert f'`{cc.resolve()}`' in session_doc('3f0c7f6e', max_toks=2000)
+    assert f'`{cc.resolve()}`' in session_doc(cwd=proj, host='claude')
+    rows = recent_sessions(proj).splitlines()
+    assert [r.split()[:2] for r in rows[1:]] == [['codex', 'd95bafc8-f2a4-427b-9cf4-bb99f4bea973'], ['claude', cc.stem]]
+    assert rows[0].split()[0] == 'host' and len(recent_sessions(proj, n=1).splitlines()) == 2
+    raises('no session of', recent_sessions, tmp_path)
+    raises('no session of', session_doc, cwd=tmp_path)
+    raises('is not a directory', recent_sessions, tmp_path/'nowhere')
+    raises('is not a directory', session_doc, cwd=ex/'claude_short.jsonl')
+    raises("pass cwd=", session_doc, proj)
+    raises('unknown host', recent_sessions, proj, host='gemini')
+    raises('no session id starts with', session_doc, 'abcdef12')
+
+def test_resume(project):
+    "resume_session writes the new session into the store and returns its command; the session continued is untouched"
+    proj,cc,cx = project
+    before,d = cx.read_bytes(),session_doc(cwd=proj, max_toks=1500)
+    cmd = resume_session(cwd=proj, max_toks=1500)
+    assert cmd.startswith(f'cd {proj.resolve()} && codex resume '), cmd
+    new = [p for p in cx.parents[3].rglob('*.jsonl') if p!=cx]
+    assert len(new) == 1 and cmd.endswith(new[0].stem[-36:]) and read_session(new[0]).summary == d
+    assert cx.read_bytes() == before
+    cmd = resume_session(cc.stem, cwd=proj)
+    assert cmd.startswith(f'cd {proj.resolve()} && claude --resume ') and (cc.parent/f'{cmd.split()[-1]}.jsonl').is_file()
