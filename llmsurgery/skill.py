@@ -121,16 +121,15 @@ def _found(session=None, cwd=None, host=None):
     if Path(p).is_dir(): raise ValueError(f'{session} is a directory, not a session file: pass cwd={str(session)!r} for its newest session')
     return p
 
-# %% ../nbs/30_skill.ipynb #a372b27c
-def _compact(session=None, cwd=None, host=None, max_toks=None, notes='', since=None, all=False, **pol):
-    "`(session, document)`: the session `session` names (or `cwd`'s newest) compacted by `compact_doc`"
-    s = _session(_found(session, cwd, host), 'transcript', all)
+# %% ../nbs/30_skill.ipynb #352c8816
+def _compact(s, max_toks=None, notes='', since=None, **pol):
+    "The continuation document of `Session` `s`, by `compact_doc`"
     pol = _pol(**pol)
     with _plain():
         earlier = read_regular(_file(since, 'continuation document')).decode('utf-8', 'replace') if since else None
-        return s, compact_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, **pol)
+        return compact_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, **pol)
 
-# %% ../nbs/30_skill.ipynb #9e3ea9bf
+# %% ../nbs/30_skill.ipynb #e3a05fec
 def session_doc(
     session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`: compact the newest session of this project directory (None: the current directory)
@@ -146,8 +145,8 @@ def session_doc(
     result_toks:int=None, # Token budget for a tool result (None: 35)
 )->str: # The continuation document
     "The continuation document of a session: the oldest turns are dropped and the rest cut to fit `max_toks`; it ends naming the session file"
-    return str(_compact(session, cwd, host, max_toks, notes, since, all, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks,
-                        call_toks=call_toks, result_toks=result_toks)[1])
+    s = _session(_found(session, cwd, host), 'transcript', all)
+    return str(_compact(s, max_toks, notes, since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks))
 
 # %% ../nbs/30_skill.ipynb #e064769a
 _prompt_w = 60   # characters of a session's first prompt in a listing
@@ -168,7 +167,7 @@ def recent_sessions(
     head = f'{"host":<6}  {"id":<36}  {"last activity":<16}  {"messages":>8}  first prompt'
     return '\n'.join([head, *map(_row, infos[:n])])
 
-# %% ../nbs/30_skill.ipynb #09ab8767
+# %% ../nbs/30_skill.ipynb #e9ebe3e5
 def session_report(
     session:str=None, # A session file (JSONL), its id, or a dialog notebook (.ipynb); it is only read
     cwd:str=None, # As in `session_doc`
@@ -184,15 +183,16 @@ def session_report(
 )->str: # One summary line, then the counts one per line (for a dialog, the summary line alone)
     "What compacting a session with these settings keeps: messages and turns read, dropped and cut, tool calls, tokens before and after"
     pol = dict(last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
-    if (p := _found(session, cwd, host)) and _session(p).fmt=='ipynb':
+    s = _session(_found(session, cwd, host), None, all)
+    if s.fmt=='ipynb':
         if max_toks or since: raise ValueError('max_toks and since apply to session files, not dialogs: leave them out')
-        with _plain(): return compact_dialog(_session(p), str(Path(p).resolve()), **_pol(**pol))[1]
-    s,doc = _compact(p, None, None, max_toks, '', since, all, **pol)
+        with _plain(): return compact_dialog(s, str(s.path.resolve()), **_pol(**pol))[1]
+    doc = _compact(s, max_toks, '', since, **pol)
     with _plain(): r = compaction_report(s.msgs, doc, host_toks=s.host_toks, host=s.host)
     prior = [f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:"] if doc.prior else []
     return '\n'.join(prior + [report_line(r), report_table(r)])
 
-# %% ../nbs/30_skill.ipynb #2aac5fd3
+# %% ../nbs/30_skill.ipynb #cf87ea1f
 def resume_session(
     session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`, continue the newest session of this project directory (None: the current directory); the new session runs there
@@ -208,8 +208,8 @@ def resume_session(
     result_toks:int=None, # Token budget for a tool result (None: 35)
 )->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` when it must run elsewhere)
     "Write a new session in the host's store that opens with the continuation document of `session`, and give the command that resumes it"
-    s,doc = _compact(session, cwd, host, max_toks, notes, since, all, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks,
-                     call_toks=call_toks, result_toks=result_toks)
+    s = _session(_found(session, cwd, host), 'transcript', all)
+    doc = _compact(s, max_toks, notes, since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
     with _plain():
         r = compaction_report(s.msgs, doc, exact=False, host_toks=s.host_toks, host=s.host)
         c = write_resume(s, doc, r, _dir(cwd))[1]
