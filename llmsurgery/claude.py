@@ -6,9 +6,9 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/claude.html.md"""
 
 # %% auto #0
 __all__ = ['summary_prefix', 'cc_boundary_mark', 'cc_result_text', 'cc_result', 'cc_user_part', 'cc_summary', 'cc_user',
-           'cc_assistant', 'cc_boundary', 'cc_context_toks', 'read_claude', 'claude_home', 'project_dirname',
-           'project_dir', 'claude_sessions', 'cc_is_msg', 'cc_first_prompt', 'cc_source_meta', 'claude_source_meta',
-           'cc_resume_records', 'resume_place', 'write_resume']
+           'cc_assistant', 'cc_queued', 'cc_boundary', 'cc_context_toks', 'read_claude', 'claude_home',
+           'project_dirname', 'project_dir', 'claude_sessions', 'cc_is_msg', 'cc_first_prompt', 'cc_source_meta',
+           'claude_source_meta', 'cc_resume_records', 'resume_place', 'write_resume']
 
 # %% ../nbs/11_claude.ipynb #c03e6f54
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputImage, InputFile
@@ -80,6 +80,24 @@ def cc_assistant(r, names, st=None):
     if isinstance(c, str): c = [dict(type='text', text=c)]
     return [p for b in c if (p := try_block(_cc_asst_part, b, st, names))]
 
+# %% ../nbs/11_claude.ipynb #5e1a9c05
+def cc_queued(r):
+    "The user `Msg` of a prompt typed while the agent was busy (a `queue-operation` enqueue record), else None"
+    c = r.get('content')
+    if r.get('operation')!='enqueue' or not isinstance(c, str) or c.lstrip().startswith('/'): return None   # a slash command arrives as its own record
+    p = cc_user_part(dict(type='text', text=c))
+    return Msg('user', [p]) if p and not is_injected(p.text) else None
+
+def _cc_queue(r, res, queue):
+    "An enqueued prompt joins `res` where it was typed; a removed one was read mid-turn; a dequeued one arrives later as its own user record, so it leaves again"
+    op = r.get('operation')
+    if op=='enqueue':   # the queue holds notifications and commands too: each takes its place, prompt or not
+        queue.append(m := cc_queued(r))
+        if m: res.append(m)
+    elif op in ('dequeue', 'remove') and queue:
+        m = queue.pop(0)
+        if m and op=='dequeue': res[:] = [o for o in res if o is not m]
+
 # %% ../nbs/11_claude.ipynb #d2fd05ae
 cc_boundary_mark = b'compact_boundary'   # bytes every boundary line holds, for a scan from the end of the file
 
@@ -95,10 +113,11 @@ def cc_context_toks(r):
 
 def read_claude(lines, all=False, sidechains=False):
     "Canonical `Msg`s from the lines of a Claude Code session JSONL: only what follows the last compaction, unless `all`"
-    res,names,last = Msgs(),{},None
+    res,names,last,queue = Msgs(),{},None,[]
     res.host = 'Claude Code'
     for r in records(lines, res):
-        t = r.get('type')
+        t,res.cwd = r.get('type'),res.cwd or r.get('cwd')
+        if t=='queue-operation': _cc_queue(r, res, queue); continue
         if r.get('isSidechain') and not sidechains: continue
         if cc_boundary(r, sidechains): res.at_boundary(all); last = None; continue
         if t not in ('user', 'assistant'): continue

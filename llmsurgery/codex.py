@@ -109,6 +109,7 @@ def read_codex(lines, all=False):
             if not all and isinstance(res.summary, str) and res.summary.strip(): res.append(Msg('user', [Text(res.summary)]))   # `records` already fixed its surrogates
             continue
         if t=='event_msg' and isinstance(p, dict) and p.get('type')=='token_count': res.note_toks(cx_context_toks(p)); continue
+        if t in ('session_meta', 'turn_context') and isinstance(p, dict): res.cwd = res.cwd or p.get('cwd'); continue
         if t!='response_item' or not isinstance(p, dict) or not (f:=cx_items.get(str(p.get('type')))): continue
         try: m = f(p, names, res) if f is cx_message else f(p, names)   # a message counts its badly typed items itself
         except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue

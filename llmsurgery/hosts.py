@@ -7,7 +7,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hosts.html.md"""
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'skill_marker', 'Msgs', 'build', 'fix_surrogates',
            'SessionWarning', 'record_fmt', 'records', 'try_block', 'dropped_text', 'last_boundary', 'drop_blocks',
-           'strip_reminders', 'err_text', 'media_tag', 'media_part', 'is_plumbing', 'is_skill_text', 'jsonl']
+           'strip_reminders', 'err_text', 'media_tag', 'media_part', 'is_plumbing', 'is_skill_text', 'is_injected',
+           'jsonl']
 
 # %% ../nbs/10_hosts.ipynb #12418a87
 import json, re, warnings
@@ -34,6 +35,7 @@ class Msgs(list):
         d = dict(self.__dict__.get('_dropped', {}))
         if (n := self.bad_lines-sum(d.values()))>0: d[bad_record] = n
         return d
+    cwd = None   # the working directory the host recorded for the session, when it did
 
     def note_toks(self, n):
         "Note `n`, the host's count of the context it last sent its model, if it is a count"
@@ -202,6 +204,11 @@ def is_plumbing(s):
 
 skill_marker = '…skill text compacted: re-invoke before relying on it…'
 def is_skill_text(s): return (s or '').startswith('Base directory for this skill:')
+
+_injected_prefixes = ('[Request interrupted by user', '<task-notification>', 'Base directory for this skill:')
+def is_injected(s):
+    "Is user text `s` written by the host rather than typed: an interrupt notice, a background-task notification, a skill's text?"
+    return (s or '').lstrip().startswith(_injected_prefixes)
 
 # %% ../nbs/10_hosts.ipynb #5f6f19cc
 def jsonl(recs):

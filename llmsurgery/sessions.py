@@ -51,8 +51,8 @@ def detect_format(path, n=_tally_n):
 
 # %% ../nbs/13_sessions.ipynb #87ec853a
 class Session:
-    "A session file read: its `fmt`, canonical `msgs`, the count of `bad_lines` skipped, the host's last `summary`, the `host`'s own count of its context (`host_toks`), and for notebooks the `dlg`"
-    def __init__(self, path, fmt, msgs, bad_lines=0, summary=None, dlg=None, host=None, host_toks=None): store_attr()
+    "A session file read: its `fmt`, canonical `msgs`, the count of `bad_lines` skipped, the host's last `summary`, the `host`'s own count of its context (`host_toks`), and for notebooks the `dlg`; `cwd` is the working directory the host recorded"
+    def __init__(self, path, fmt, msgs, bad_lines=0, summary=None, dlg=None, host=None, host_toks=None, cwd=None): store_attr()
     def __repr__(self):
         n = f'{len(self.dlg.messages)} dialog messages' if self.dlg else f'{len(self.msgs)} msgs'
         return f'Session({str(self.path)!r}, {self.fmt}, {n}, {self.bad_lines} bad lines)'
@@ -78,7 +78,7 @@ def read_session(path, all=False, sidechains=False, warn=True, progress=noop):
     msgs = read_host(path, fmt, all, sidechains, progress)
     if msgs.bad_lines and warn:
         warnings.warn(f'{path}: skipped {dropped_text(msgs.dropped)}', SessionWarning, stacklevel=2)
-    return Session(path, fmt, list(msgs), msgs.bad_lines, msgs.summary, host=msgs.host, host_toks=msgs.host_toks)
+    return Session(path, fmt, list(msgs), msgs.bad_lines, msgs.summary, host=msgs.host, host_toks=msgs.host_toks, cwd=msgs.cwd if isinstance(msgs.cwd, str) else None)
 
 # %% ../nbs/13_sessions.ipynb #4b9ff2d9
 import os, shlex
