@@ -9,7 +9,7 @@ Cases. Every top-level `*.jsonl` in the data dir (default `../shared/data/claude
 `{"type":"system","subtype":"compact_boundary"}` records. Each boundary is one case: the records since the previous
 boundary (or since the start of the file, for the first one), up to but excluding the boundary, against the host's
 summary, the first user record after the boundary flagged `isCompactSummary` (its whole text, counted in o200k).
-Documents per case: `host` (that summary); `ours 1x` and `ours 2x` (`compact_doc(s.msgs, path, max_toks=N)` with N one and
+Documents per case: `host` (that summary); `ours 1x` and `ours 2x` (`compact_doc(s.msgs, path, max_toks=N, cwd=s.cwd)` with N one and
 two times the summary's tokens, where `s = read_session(path, all=True)` of a temp JSONL holding exactly the case's
 original lines; the document names the original session file as its transcript, so its size does not depend on the
 temp dir's random name); `ours default` (`compact_doc` with no `max_toks`, as a reference).
@@ -43,7 +43,7 @@ cut by the DSL's ` … ` within its key is lost). A path is kept when the absolu
 occurs with no path character (`[A-Za-z0-9_./-]`) just before it and no word character just after it.
 "Facts kept %" pools all facts of all categories; the pooled table sums facts over the cases.
 """
-import argparse, json, re, subprocess, sys, tempfile, time
+import argparse, inspect, json, re, subprocess, sys, tempfile, time
 from collections import Counter
 from pathlib import Path
 sys.dont_write_bytecode = True   # write nothing under the repository
@@ -254,8 +254,9 @@ def run(data, td):
         p.write_text(''.join(lines), encoding='utf-8')
         s = read_session(p, all=True)
         ht = len_toks(summ)
-        docs = [('host summary', summ), ('ours 1x', compact_doc(s.msgs, str(fn), max_toks=ht)),
-                ('ours 2x', compact_doc(s.msgs, str(fn), max_toks=2*ht)), ('ours default', compact_doc(s.msgs, str(fn)))]
+        kw = dict(cwd=s.cwd) if 'cwd' in inspect.signature(compact_doc).parameters else {}   # an older revision has no cwd
+        docs = [('host summary', summ), ('ours 1x', compact_doc(s.msgs, str(fn), max_toks=ht, **kw)),
+                ('ours 2x', compact_doc(s.msgs, str(fn), max_toks=2*ht, **kw)), ('ours default', compact_doc(s.msgs, str(fn), **kw))]
         for dn,d in docs:
             sc = score(d, fs, cwds)
             rows.append(dict(case=name, doc=dn, toks=len_toks(d), records=len(recs), msgs=len(s.msgs),

@@ -18,6 +18,8 @@ from .toks import len_toks, compact_enc
 from .render import *
 from .render import Policy, Budgets, as_msg, join_turns, turns_of, turn_sep, turn_starts
 from .fit import *
+from .render import doc_style
+from .state import state_facts, render_state
 
 # %% ../nbs/04_document.ipynb #b6bbee48
 _legend = ("This session is being continued from an earlier conversation, compacted. `§ … §` encloses user text; "
@@ -54,9 +56,11 @@ def notes_text(notes):
     "`notes` as the document's section: valid UTF-8, their own `## ` headings one level down, so notes never forge a section boundary"
     return re.sub(r'(?m)^## ', '### ', valid_text(notes))
 
-def compact_content(chat, path, notes='', covers=''):
-    "Wrap compact conversation text as a continuation document."
-    doc = _legend + (_notes_said if notes else '') + _conv_head + chat
+_state_head = '\n\n## State\n\n'
+
+def compact_content(chat, path, notes='', covers='', state=''):
+    "Wrap compact conversation text as a continuation document; `state`, the state section's lines, goes before the conversation."
+    doc = _legend + (_notes_said if notes else '') + (_state_head + state if state else '') + _conv_head + chat
     if notes: doc += _notes_head + notes_text(notes)
     doc += _skills_part(chat)
     doc += _path_head + f'The complete, authoritative transcript is `{path_text(path)}`.' + (f' This document covers it through {covers}.' if covers else '')
@@ -71,7 +75,7 @@ def compact_body(content):
     "Extract the conversation body from a compaction document."
     legend,sep,rest = content.partition(_conv_head)
     if not sep: return content
-    body,notes = rest[:rest.rfind(_path_head)] if _path_head in rest else rest,legend.endswith(_notes_said)
+    body,notes = rest[:rest.rfind(_path_head)] if _path_head in rest else rest,legend.partition('\n\n')[0].endswith(_notes_said)   # the legend's own paragraph says so, whatever sections follow it
     if (i := body.rfind(_skills_head))>=0 and body[i:]==_skills_part(chat := _no_notes(body[:i], notes)): return chat   # only the exact list its conversation makes
     return _no_notes(body, notes)
 
@@ -150,13 +154,16 @@ def earlier_segment(msgs, since=None, path=None):
     return compact_body(since), msgs[since_start(msgs, since, path):]
 
 # %% ../nbs/04_document.ipynb #d0a06728
-def compact_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, **policy):
-    "A continuation document for `msgs`, the session at `path`: an earlier document's body verbatim, the rest compacted, within `max_toks` tokens if given"
+_doc_floors = dict(fit_floors, result_toks=0)   # in a document a result may shrink to its least form: boilerplate is `> ok`, errors have their own budget
+
+def compact_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, **policy):
+    "A continuation document for `msgs`, the session at `path` run in `cwd`: the state, an earlier document's body verbatim, the rest compacted, within `max_toks` tokens if given"
     msgs = [as_msg(m) for m in msgs]
     prior,new = earlier_segment(msgs, since, path)
-    covers = covers_clause(msgs)
-    wrap = lambda c: compact_content(join_compacts(prior, c), path, notes, covers)
-    doc = compact_chat(new, enc=enc, **policy) if max_toks is None else fit_chat(new, max_toks, enc=enc, wrap=wrap, **policy)
+    covers,facts,pol = covers_clause(msgs),state_facts(msgs, cwd),Policy(enc, **policy)
+    wrap = lambda c, b=pol.budgets: compact_content(join_compacts(prior, c), path, notes, covers, render_state(facts, b))
+    with doc_style(cwd, max_toks):
+        doc = compact_chat(new, enc=enc, **policy) if max_toks is None else fit_chat(new, max_toks, enc=enc, wrap=wrap, floors=_doc_floors, **policy)
     return Compacted(wrap(doc) if max_toks is None else doc, doc.stats, source=new, prior=prior)
 
 # %% ../nbs/04_document.ipynb #063a58b4

@@ -14,6 +14,9 @@ from llmsurgery.compact import (compact_enc, len_toks, trunctoks_mid, compact_te
     compact_msg, compact_chat, compact_doc, compact_content, compaction_report)
 from llmsurgery.hosts import is_plumbing, skill_marker
 from llmsurgery.render import user_words as _user_words, says as _says   # the one-block form of an overrunning user message
+from llmsurgery.render import Budgets, Policy, doc_style, doc_call, doc_result, error_result, head_text, err_toks
+from llmsurgery.document import covers_clause
+from llmsurgery.state import state_facts, render_state, render_fact, first_prompt
 
 MARK = ' … '
 def toks(s): return len_toks(s)
@@ -438,7 +441,17 @@ def fits(f, msgs, floor):
 
 chat_fit = lambda msgs, n: compact_chat(msgs, max_toks=n)
 doc_fit = lambda msgs, n: compact_doc(msgs, '/s.jsonl', notes='Resume here.', max_toks=n)
-doc_floor = lambda msgs: compact_content(all_dropped(msgs), '/s.jsonl', 'Resume here.')
+FLOOR_BUDGETS = Budgets(24, 12, 12, toks('>  … '))   # fit_floors; in a document a result may go down to its least form
+
+def doc_turns_of(msgs):
+    "Where turns start in a document: injected user records (here, skill texts) join the turn they interrupt"
+    return [i for i in turns_of(msgs) if not msgs[i].content[0].text.startswith('Base directory for this skill:')]
+
+def doc_floor(msgs):
+    "The least document: the state section at the floors, every turn left out"
+    nt, nm = len(doc_turns_of(msgs)), len(msgs)
+    marker = f'… {nt} earlier turn{"s"*(nt!=1)} ({nm} message{"s"*(nm!=1)}) left out …'
+    return compact_content(marker, '/s.jsonl', 'Resume here.', covers_clause(msgs), render_state(state_facts(msgs), FLOOR_BUDGETS))
 
 @scaled(40)
 @given(sessions())
@@ -530,3 +543,118 @@ def test_output_does_not_depend_on_hash_seed():
     run = lambda seed: subprocess.run([sys.executable, '-c', _render_script], capture_output=True, text=True, check=True,
                                       env=dict(os.environ, PYTHONHASHSEED=seed)).stdout
     assert run('1') == run('2') != ''
+
+# ---------------------------------------------------------------- 7. the continuation document: state, priorities, errors, growth
+
+from fastcore.basics import noop
+from llmsurgery.fit import _Fitter
+from llmsurgery.render import turn_starts, is_error_result
+from llmsurgery.document import compact_body
+
+def _work(i):
+    "Tool work a session's state section reads: an edit, a todo list, a commit and its result, an error"
+    return [Msg('assistant', [ToolUse(id=f'e{i}', name='Edit', arguments={'file_path': f'/w/src/f{i}.py', 'replace_all': False}),
+                              ToolUse(id=f't{i}', name='TodoWrite', arguments={'todos': [{'content': f'step {i}', 'status': 'in_progress'}]}),
+                              ToolUse(id=f'c{i}', name='Bash', arguments={'command': f'git commit -m "step {i}"'})]),
+            Msg('tool', [ToolResult(id=f'c{i}', name='Bash', text=f'[main {i:07x}] step {i}\n 1 file changed')]),
+            Msg('tool', [ToolResult(id=f'x{i}', name='Bash', text=f'Error: Exit code 1\n' + 'noise\n'*i*40 + f'AssertionError: step {i} failed')])]
+
+work_sessions = st.builds(lambda ms, k, at: ms[:at] + _work(k) + ms[at:], sessions(), st.integers(0, 300), st.integers(0, 16))
+
+@scaled(25)
+@given(work_sessions)
+def test_doc_state_is_never_dropped(msgs):
+    "The document: every fitted document holds the state section before the conversation, the first typed prompt in it"
+    for n, doc in fits(doc_fit, msgs, doc_floor(msgs)).items():
+        state = doc[:doc.index('\n\n## Conversation\n\n')]
+        assert '\n\n## State\n\n' in state, (n, doc[:300])
+        if first_prompt(msgs): assert '- Task (the first prompt typed): § U' in state, (n, state[-600:])
+        assert '- Files changed (edit calls): /w/src/f' in state or 'Files changed' not in render_state(state_facts(msgs), Budgets.unlimited())
+
+@scaled(40)
+@given(work_sessions, st.tuples(budgets, budgets, budgets, budgets))
+def test_state_facts_within_their_budgets(msgs, b):
+    "The state section: each fact on one line, within the budget its kind takes from the conversation's budgets"
+    b = Budgets(*b)
+    limits = dict(task=b.user_toks, user=b.user_toks, asst=4*b.asst_toks, error=err_toks(b.result_toks))
+    for label, s, kind in state_facts(msgs, '/w'):
+        out = render_fact(s, kind, b)
+        assert '\n' not in out and no_new_fffd(s, out)
+        if kind: assert toks(out) <= limits[kind], (label, kind, toks(out), limits[kind])
+
+@scaled(40)
+@given(sessions())
+def test_fit_uses_its_target(msgs):
+    "Fitting (issue 11, defect 5): no document under N/2 while a rendering between N/2 and N exists, unless it shows everything at the policy; the renderings checked are the fit's own of the most turns at the floors"
+    starts = [0] + [i for i in turn_starts(msgs) if i > 0]
+    for n in TARGETS:
+        try: doc = chat_fit(msgs, n)
+        except ValueError: continue
+        f = _Fitter(msgs, Policy(), None, noop, n)
+        if toks(doc) >= n/2 or (doc.stats['dropped_msgs'] == 0 and toks(doc) >= toks(compact_chat(msgs))): continue   # or it shows all there is
+        assert not any(n/2 <= f.toks(0, s) <= n for s in starts), (n, toks(doc), [f.toks(0, s) for s in starts])
+
+@scaled(30)
+@given(sessions())
+def test_a_roomy_target_grows_the_budgets(msgs):
+    "Fitting: a target with room gives at least the policy's rendering, and grows past it where budgets cut"
+    plain, roomy = compact_chat(msgs), chat_fit(msgs, 10**6)
+    assert toks(plain) <= toks(roomy) <= 10**6
+    if 'U' in plain and ' … ' not in plain: assert roomy == plain    # nothing was cut: nothing to grow
+
+safe_lines = st.text(alphabet='abcdxyz 0123=./', max_size=30)
+
+@scaled(60)
+@given(st.lists(safe_lines, max_size=30), safe_lines, st.integers(0, 400), budgets)
+def test_error_cut_keeps_the_diagnosis(before, diag, pad, n):
+    "Errors: within budget, no broken characters; the diagnostic line survives whole whenever it and the first line fit"
+    line = f'FAILED {diag}'.strip()
+    s = 'Error: Exit code 1\n' + '\n'.join(before) + '\n' + 'x\n'*pad + line + '\n' + 'y\n'*pad
+    out = error_result(s, n)
+    assert toks(out) <= n and no_new_fffd(s, out)
+    if toks(f'> Error: Exit code 1 … {line} …') <= n and toks(line) <= max(24, n//3): assert line in out, (n, out)
+
+@scaled(60)
+@given(any_texts, budgets)
+def test_head_text_within_budget_keeps_the_head(s, n):
+    "A document's cut call keeps the head: within budget, no broken characters, a prefix of the text and a closing mark"
+    out = head_text(s, n, lambda b: f'! {b}')
+    assert toks(out) <= n and no_new_fffd(s, out)
+    if out and out != f'! {s}': assert out.endswith(' …') and s.startswith(out[2:-2]), (out[:100], s[:100])
+
+@scaled(60)
+@given(calls, budgets)
+def test_doc_call_within_budget(p, n):
+    "A document's call: within budget (a fence needs its least size), no broken characters"
+    if renders_as_fence(p.name, p.arguments) and n < fence_min(): return
+    with doc_style('/w'): out = compact_call(p, n)
+    assert toks(out) <= n and no_new_fffd(str(p.arguments), out), (toks(out), n, out[:200])
+
+@scaled(60)
+@given(st.one_of(any_texts, any_texts.map(lambda t: 'Error: ' + t), any_texts.map(lambda t: f'𝍁{t}𝍁')), budgets)
+def test_doc_result_within_budget(t, n):
+    "A document's result: within its budget (an error's larger one); a `𝍁` result whole only when it is within the target"
+    with doc_style('/w', whole_cap=300): out = doc_result(ToolResult(id='r1', text=t), n)
+    assert no_new_fffd(t, out)
+    if kept_whole(t) and toks(t) <= 250: return
+    assert toks(out) <= (err_toks(n) if is_error_result(t) else n), (toks(out), n, out[:200])
+
+def test_a_whole_marked_result_too_big_keeps_the_request():
+    "Issue 11, defect 7: a `𝍁` result bigger than the target is cut behind a mark naming it; the request and the turn stay"
+    msgs = [mk_msg('Please look at the log'), Msg('assistant', [ToolUse(id='t1', name='Read', arguments={'file_path': '/w/log'})]),
+            Msg('tool', [ToolResult(id='t1', name='Read', text='𝍁' + 'line of the log\n'*60_000 + '𝍁')]), mk_msg('Thanks', role='assistant')]
+    for n in (600, 2_000, 8_000):
+        doc = compact_doc(msgs, '/s.jsonl', max_toks=n, cwd='/w')
+        body = compact_body(doc)
+        assert toks(doc) <= n and body.startswith('§ Please look at the log §') and "▶ Read(file_path='log')" in body
+        assert 'marked whole' in body and 'tool result t1' in body and doc.stats['dropped_msgs'] == 0, body[:500]
+
+def test_a_huge_last_result_is_counted_once():
+    "Issue 11, defect 6: a huge last result costs a fit no more than the plain run, which renders it whole"
+    import time
+    big = ' '.join(['alpha beta', 'x = 1', 'path/to/file.py', '12345\n'] * 600_000)   # about 20 MB
+    msgs = [mk_msg('Read the log'), Msg('assistant', [ToolUse(id='t1', name='Bash', arguments={'command': 'cat log'})]), Msg('tool', [ToolResult(id='t1', name='Bash', text=big)])]
+    def took(**kw):
+        t = time.perf_counter(); compact_doc(msgs, '/s.jsonl', **kw); return time.perf_counter() - t
+    plain = took()
+    assert took(max_toks=2_000) <= 1.5*plain + 0.5 and took(max_toks=32_000) <= 1.5*plain + 0.5
