@@ -7,6 +7,19 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/cli.html.md"""
 # %% auto #0
 __all__ = ['big_file', 'progress_bar', 'bar_lines', 'compact_session', 'session_row', 'session_table', 'llmsurgery_compact']
 
+# %% ../nbs/20_cli.ipynb #3e8d0a57
+import os, signal, sys
+
+def _early_stop(signum, frame):
+    "Ctrl-C or SIGTERM while the command is still starting: nothing is written yet, so one line and out"
+    try: os.write(2, f'llmsurgery-compact: interrupted by {signal.Signals(signum).name}\n'.encode())
+    except OSError: pass
+    os._exit(128+signum)
+
+if os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact':   # the console script only: importing the module changes nothing
+    for _s in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(_s) is not signal.SIG_IGN: signal.signal(_s, _early_stop)   # a job started with `&` ignores Ctrl-C, and still does
+
 # %% ../nbs/20_cli.ipynb #07f15420
 import os, signal, sys, time, warnings
 from tqdm import tqdm
@@ -91,7 +104,7 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
             doc,line = compact_dialog(s, str(path.resolve()), notes, in_place_copy, **pol)
             return doc, lines+[line], None
         if in_place_copy: raise ValueError('--in-place-copy applies to aidialog notebooks only')
-        doc = compact_doc(s.msgs, str(path.resolve()), notes, earlier, max_tokens, **pol)
+        doc = compact_doc(s.msgs, str(path.resolve()), notes, earlier, max_tokens, cwd=s.cwd, **pol)
         if bar: bar.set_description('counting tokens')
         r = compaction_report(s.msgs, doc, exact=report, host_toks=s.host_toks, host=s.host)   # the exact count of the whole transcript only under --report
         if doc.prior: lines.append(f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:")
@@ -170,7 +183,8 @@ def _list(host=None):
 
 def _main(session, kw, host=None, list_=False, run=False):
     "The command line: Ctrl-C and SIGTERM handled, the standard streams made safe, then the list or the compaction; the exit status"
-    for s in _stop_signals: signal.signal(s, _on_signal)
+    for s in _stop_signals:
+        if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, _on_signal)
     _std_streams()
     return _list(host) if list_ else _run(session, kw, host, run)
 
