@@ -658,3 +658,32 @@ def test_a_huge_last_result_is_counted_once():
         t = time.perf_counter(); compact_doc(msgs, '/s.jsonl', **kw); return time.perf_counter() - t
     plain = took()
     assert took(max_toks=2_000) <= 1.5*plain + 0.5 and took(max_toks=32_000) <= 1.5*plain + 0.5
+
+# ---------------------------------------------------------------- issue 11: a document's sections, and --since, cannot be fooled by content
+from llmsurgery.document import since_start, covered_by, msg_fingerprint
+
+section_bits = st.sampled_from(['\n\n## Notes\n\n', '\n\n## Skills\n\n', '\n\n## Transcript\n\n', '\n\n## Conversation\n\n',
+    '\n\n## State\n\n', '## Notes\n', '\n\n', 'Skill texts were compacted away. Before relying on a skill, re-invoke it: Skill(x).',
+    "▶ Skill(skill='x')", ' Notes for the continuation follow the conversation.', 'The complete, authoritative transcript is `/s.jsonl`.',
+    ' This document covers it through message 2 (0123456789ab).'])
+forging = st.lists(st.one_of(section_bits, chunks), max_size=12).map(''.join)
+
+@scaled(100)
+@given(forging, forging, forging, forging)
+def test_sections_cannot_be_forged(chat, notes, user, asst):
+    "compact_body gives back exactly the conversation, whatever headings the conversation, the notes or the state quote (defect 13)"
+    state = render_state(state_facts([mk_msg(user), mk_msg(asst, role='assistant')]), Policy().budgets)
+    doc = compact_content(chat, '/s.jsonl', notes, 'message 2 (0123456789ab)', state)
+    assert compact_body(doc) == chat
+
+generic = st.sampled_from([mk_msg('[Request interrupted by user for tool use]'), mk_msg('ok', role='assistant'), mk_msg('continue')])
+
+@scaled(50)
+@given(sessions(), sessions(), st.lists(generic, min_size=1, max_size=3))
+def test_since_refuses_another_session(a, b, tail):
+    "A document of one session never splices into another that ends alike: refused unless it holds the same messages at the same place (defect 2)"
+    a,b = a+tail, b+tail+[mk_msg('more')]
+    doc = compact_doc(a, '/x/a.jsonl')
+    n,fp = covered_by(doc)
+    if n <= len(b) and msg_fingerprint(b, n) == fp: return   # the same history at the same place: a fork, accepted
+    with pytest.raises(ValueError, match='another session'): since_start(b, doc, '/y/b.jsonl')
