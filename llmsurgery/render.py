@@ -362,7 +362,7 @@ def is_boilerplate(s):
     return len(s)<600 and '\n' not in s[:300] and any(o.fullmatch(s) for o in boilerplate)
 
 # %% ../nbs/02_render.ipynb #22c1827e
-_diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|Traceback|Exception|panic|[Aa]ssert|^\*\* \(|^E\s')
+_diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
 _failed_re = re.compile(r'\s*(?:error|<tool_use_error>|exit code:? *[1-9])', re.IGNORECASE)
 
 def is_error_result(s):
@@ -374,9 +374,9 @@ def err_toks(n):
     return None if n is None else 4*n+40
 
 def _picks(ls):
-    "Which of lines `ls` an error cut keeps first: the first, then each diagnostic line and the line after it"
+    "Which of lines `ls` an error cut keeps, most wanted first: the first, each diagnostic line and the line after it, then the rest in order"
     ds = [i for i,l in enumerate(ls[:400]) if i and _diag_re.search(l)]
-    return list(dict.fromkeys([0] + [j for i in ds for j in (i, i+1) if j<len(ls)]))[:24]
+    return list(dict.fromkeys([0] + [j for i in ds for j in (i, i+1) if j<len(ls)] + list(range(1, min(len(ls), 24)))))[:32]
 
 # %% ../nbs/02_render.ipynb #583cdc18
 def _join_kept(ls, kept):
@@ -389,10 +389,10 @@ def error_result(s, max_toks, enc=None):
     "An error result within `max_toks`: whole, or its first line and diagnostic lines (each cut to a share), the rest left out"
     if max_toks is None: return compact_result(s, None, enc)
     n,s = max(int(max_toks), 0),clip_ends(as_text(s), 4*max_toks, '\n…\n')
-    ls = [l for l in _result_prep(s).split(' ¶ ') if l.strip()]
+    ls = [l.strip() for l in _result_prep(s).split(' ¶ ') if l.strip()]
     if len_toks(r := _result_fmt(' ¶ '.join(ls)), enc)<=n: return r
     per = max(24, n//3)
-    ls = [fit_text(l, per, enc=enc) for l in ls]
+    ls = [head_text(l, per, enc=enc) for l in ls]   # a diagnostic line says what went wrong at its start
     kept,best = [],compact_result(s, n, enc)
     for i in _picks(ls):
         if len_toks(r := _result_fmt(_join_kept(ls, kept+[i])), enc)<=n: kept,best = kept+[i],r
