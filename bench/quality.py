@@ -40,7 +40,9 @@ Match rule. The document is normalized: `¶` to a space; the escapes a Python re
 `\\\\`, `\\n`, `\\t`) undone; runs of whitespace to one space. A fact is kept when its key, its first 60 characters
 (the whole fact when shorter; a path's key is the whole path), occurs verbatim in the normalized document (so a fact
 cut by the DSL's ` … ` within its key is lost). A path is kept when the absolute path, or its form relative to any `cwd` seen in the case's records,
-occurs with no path character (`[A-Za-z0-9_./-]`) just before it and no word character just after it.
+occurs with no path character (`[A-Za-z0-9_./-]`) just before it and no word character just after it. A command is
+matched against the normalized document with its ` 2>&1` and ` 2>/dev/null` removed too: the fact drops them anywhere in
+the line, so a document that quotes the command verbatim could otherwise never match it (`bd ready 2>/dev/null; echo`).
 "Facts kept %" pools all facts of all categories; the pooled table sums facts over the cases.
 """
 import argparse, inspect, json, re, subprocess, sys, tempfile, time
@@ -155,9 +157,12 @@ def kept(cat, f, doc, cwds):
     if cat=='paths': return any(re.search(r'(?<![\w./-])' + re.escape(o) + r'(?!\w)', doc) for o in path_forms(f, cwds))
     return key(f) in doc
 
+_redir = re.compile(r' 2>&1| 2>/dev/null')
+
 def score(doc, fs, cwds):
     d = norm_doc(doc)
-    return {c: [(f, kept(c, f, d, cwds)) for f in fs[c]] for c in CATS}
+    dc = _redir.sub('', d)   # commands are matched with their stderr redirections removed on both sides
+    return {c: [(f, kept(c, f, dc if c=='commands' else d, cwds)) for f in fs[c]] for c in CATS}
 
 def find_cases(data):
     "Per boundary: `(name, lines before it since the previous boundary, summary text, file)`"
