@@ -7,7 +7,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/document.html.md"""
 # %% auto #0
 __all__ = ['compact_skills', 'valid_text', 'path_text', 'notes_text', 'compact_content', 'compact_body', 'split_compaction',
            'join_compacts', 'msg_fingerprint', 'covers_clause', 'covered_by', 'doc_path', 'same_session', 'since_start',
-           'pasted_prior', 'earlier_segment', 'compact_doc', 'compaction_report', 'report_line', 'report_table']
+           'pasted_prior', 'earlier_segment', 'doc_task', 'doc_facts', 'compact_doc', 'compaction_report',
+           'report_line', 'report_table']
 
 # %% ../nbs/04_document.ipynb #936d2a75
 import ast, hashlib, json, os, re
@@ -153,6 +154,22 @@ def earlier_segment(msgs, since=None, path=None):
     if since is None: return pasted_prior(msgs)
     return compact_body(since), msgs[since_start(msgs, since, path):]
 
+# %% ../nbs/04_document.ipynb #fe2a9c35
+_task_re = re.compile(r'^- Task \(the first prompt typed\): § (.*) §$', re.M)
+
+def doc_task(doc):
+    "The task the state section of document `doc` names, or None"
+    return (m := _task_re.search(doc.partition(_conv_head)[0])) and m[1]
+
+def doc_facts(msgs, new, prior='', since=None, cwd=None):
+    "State facts for a document of `msgs`: after a document opening them (`prior`, then `new`), those of `new` with its task"
+    if since is not None or not prior: return state_facts(msgs, cwd)
+    facts,i = state_facts(new, cwd),first(turn_starts(msgs))
+    if not (task := doc_task(split_compaction(msgs[i].text)[1])): return facts
+    rest = [f for f in facts if f[2]!='task']
+    k = int(bool(rest) and rest[0][2] is None)   # after the working directory, where state_facts puts the task
+    return rest[:k] + [('Task (the first prompt typed)', task, 'task')] + rest[k:]
+
 # %% ../nbs/04_document.ipynb #d0a06728
 _doc_floors = dict(fit_floors, result_toks=0)   # in a document a result may shrink to its least form: boilerplate is `> ok`, errors have their own budget
 
@@ -160,7 +177,7 @@ def compact_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=N
     "A continuation document for `msgs`, the session at `path` run in `cwd`: the state, an earlier document's body verbatim, the rest compacted, within `max_toks` tokens if given"
     msgs = [as_msg(m) for m in msgs]
     prior,new = earlier_segment(msgs, since, path)
-    covers,facts,pol = covers_clause(msgs),state_facts(msgs, cwd),Policy(enc, **policy)
+    covers,facts,pol = covers_clause(msgs),doc_facts(msgs, new, prior, since, cwd),Policy(enc, **policy)
     wrap = lambda c, b=pol.budgets: compact_content(join_compacts(prior, c), path, notes, covers, render_state(facts, b))
     with doc_style(cwd, max_toks):
         doc = compact_chat(new, enc=enc, **policy) if max_toks is None else fit_chat(new, max_toks, enc=enc, wrap=wrap, floors=_doc_floors, **policy)

@@ -113,7 +113,8 @@ def test_codex_resume(hosts, tmp_path):
     assert "kept the earlier document's body verbatim" in err
     f2, = [p for p in codex_rollouts(home) if p.name.endswith(f'-{new2}.jsonl')]
     doc2 = read_session(f2).summary
-    assert compact_body(doc) in doc2 and 'PROMPT-AFTER-RESUME' in doc2 and 'REPLY-AFTER-RESUME' in doc2
+    assert compact_body(doc) in doc2 and doc2.count('## Conversation') == 1
+    assert 'PROMPT-AFTER-RESUME' in doc2 and 'REPLY-AFTER-RESUME' in doc2
     assert read_jsonl(f2)[0]['payload']['forked_from_id'] == new
     with ResponsesMock([text('SECOND-REPLY')]) as s:
         rc, out, err = run_codex(cx, home, work, 'SECOND-PROMPT', s, 'resume', new2)
