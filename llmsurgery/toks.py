@@ -9,7 +9,7 @@ __all__ = ['o200k_sha256', 'o200k_ranks', 'compact_enc', 'enc_toks', 'len_toks',
            'fit_text', 'trunctoks_mid', 'as_text']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
-import base64, binascii, gzip, hashlib, os, tempfile, threading
+import base64, binascii, gzip, hashlib, os, re, tempfile, threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache, lru_cache
@@ -60,9 +60,24 @@ def enc_toks(s, enc=None):
     "Encode `s` into tokens."
     return (enc or compact_enc()).encode_ordinary(s)
 
+_chunk = 1<<17   # characters of a long text counted at a time
+_piece_start = re.compile(r'\n(?=\w)')   # a word character after a newline always starts an o200k piece
+
+def _chunks(s, size):
+    "`s` in parts of about `size` characters, each ending where an o200k piece ends"
+    i = 0
+    while len(s)-i>size and (m := _piece_start.search(s, i+size)):
+        yield s[i:m.end()]
+        i = m.end()
+    yield s[i:]
+
+def _count(s, enc, size):
+    "Tokens in `s`, encoded `size` characters or so at a time"
+    return sum(len(enc.encode_ordinary(c)) for c in _chunks(s, size))
+
 def len_toks(s, enc=None):
     "Number of tokens in `s`."
-    return len(enc_toks(s, enc))
+    return len(enc_toks(s, enc)) if len(s)<=_chunk else _count(s, enc or compact_enc(), _chunk)
 
 # %% ../nbs/01_toks.ipynb #f6328409
 _tokmax = 128  # no o200k token spans more than 128 bytes, hence 128 characters
