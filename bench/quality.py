@@ -43,7 +43,9 @@ cut by the DSL's ` … ` within its key is lost). A path is kept when the absolu
 occurs with no path character (`[A-Za-z0-9_./-]`) just before it and no word character just after it. A command is
 matched against the normalized document with its ` 2>&1` and ` 2>/dev/null` removed too: the fact drops them anywhere in
 the line, so a document that quotes the command verbatim could otherwise never match it (`bd ready 2>/dev/null; echo`).
-"Facts kept %" pools all facts of all categories; the pooled table sums facts over the cases.
+"Facts kept %" pools all facts of all categories; the pooled table sums facts over the cases. "State section whole" counts the
+cases whose document has a `## State` section (before `## Conversation`) equal to the one the default policy renders for
+the session: present and cut nowhere.
 """
 import argparse, inspect, json, re, subprocess, sys, tempfile, time
 from collections import Counter
@@ -240,6 +242,14 @@ def anatomy(doc, msgs, cwds):
     for o in re.findall(r"file_path='[^'\n]*'", doc): note('file_path args ' + ('cut by " … "' if ' … ' in o else 'whole'), o)
     return dict(cnt), dict(dg)
 
+def state_fate(doc, s):
+    "'whole' when `doc`'s state section is the one the policy renders for session `s`, 'cut' when it differs, 'missing'; None before state sections"
+    try: from llmsurgery.state import state_facts, render_state; from llmsurgery.render import Policy
+    except ImportError: return None
+    h,c = '\n\n## State\n\n','\n\n## Conversation\n\n'
+    if h not in doc.split(c, 1)[0]: return 'missing'
+    return 'whole' if doc[doc.index(h)+len(h):doc.index(c)]==render_state(state_facts(s.msgs, s.cwd), Policy().budgets) else 'cut'
+
 def reader_view(msgs, fs):
     "What the reader made of the case: the turn openers, and the typed prompts it never read"
     if not (f := _api('substantive')): return {}
@@ -266,6 +276,7 @@ def run(data, td):
             sc = score(d, fs, cwds)
             rows.append(dict(case=name, doc=dn, toks=len_toks(d), records=len(recs), msgs=len(s.msgs),
                              facts={c: [[f, k] for f,k in sc[c]] for c in CATS}, stats=dict(getattr(d, 'stats', None) or {}),
+                             state=state_fate(d, s) if dn!='host summary' else None,
                              **(dict(zip(('split', 'diag'), anatomy(d, s.msgs, cwds))) if dn!='host summary' else {}),
                              **(reader_view(s.msgs, fs) if dn=='host summary' else {})))
         print(f'{name}: {len(recs)} records, {len(s.msgs)} msgs, summary {ht} tokens, {time.perf_counter()-t0:.1f} s', file=sys.stderr)
@@ -276,20 +287,25 @@ def kn(fl): return sum(k for _,k in fl), len(fl)
 def pct(k, n): return f'{100*k/n:.0f}%' if n else '–'
 
 def table(rows, title):
+    "Markdown table of `rows`; a row's `state` is a list of fates when pooled, one fate per case"
+    rows = [dict(r, state=[r['state']] if isinstance(r.get('state'), str) else r.get('state')) for r in rows]
     print(f'\n### {title}\n')
-    print('| document | tokens | facts kept % | typed prompts kept | ' + ' | '.join(CATS) + ' |')
-    print('|---|---:|---:|---:|' + '---:|'*len(CATS))
+    print('| document | tokens | facts kept % | typed prompts kept | ' + ' | '.join(CATS) + ' | state section whole |')
+    print('|---|---:|---:|---:|' + '---:|'*len(CATS) + '---:|')
     for r in rows:
         per = {c: kn(r['facts'][c]) for c in CATS}
         k,n = sum(o[0] for o in per.values()),sum(o[1] for o in per.values())
         cells = [pct(*per[c]) + (f' ({per[c][0]}/{per[c][1]})' if c!='prompts' else '') for c in CATS]
-        print(f"| {r['doc']} | {r['toks']:,} | {pct(k, n)} ({k}/{n}) | {per['prompts'][0]}/{per['prompts'][1]} | " + ' | '.join(cells) + ' |')
+        st = r.get('state') or []
+        st = f"{st.count('whole')}/{len(st)}" if st else '–'
+        print(f"| {r['doc']} | {r['toks']:,} | {pct(k, n)} ({k}/{n}) | {per['prompts'][0]}/{per['prompts'][1]} | " + ' | '.join(cells) + f' | {st} |')
 
 def pooled(rows):
     res = {}
     for r in rows:
-        o = res.setdefault(r['doc'], dict(doc=r['doc'], toks=0, facts={c: [] for c in CATS}))
+        o = res.setdefault(r['doc'], dict(doc=r['doc'], toks=0, facts={c: [] for c in CATS}, state=[]))
         o['toks'] += r['toks']
+        if r.get('state'): o['state'].append(r['state'])
         for c in CATS: o['facts'][c] += r['facts'][c]
     return list(res.values())
 
