@@ -116,10 +116,16 @@ def _most_turns(size, turns, knob, n):
     s = turns[_largest(0, len(turns)-1, lambda j: size(knob, turns[j]), n)]
     return _largest(knob, knob_top, lambda k: size(k, s), n), s
 
+def _most_msgs(size, hi, n):
+    "The earliest message (from `hi` back) that the rendering may start at within `n` at knob 0, and its largest knob; None if none"
+    if size(0, hi)>n: return None
+    s = hi-_largest(0, hi, lambda j: size(0, hi-j), n)   # an older turn loses its oldest messages, not all at once
+    return _largest(0, knob_top, lambda k: size(k, s), n), s
+
 def _below_policy(size, turns, nmsgs, n):
     "`(knob, start)` when the policy does not fit: the larger of user text whole with the oldest turns dropped, and more turns squeezed"
-    cands = [o for o in (_most_turns(size, turns, knob_keep, n), _most_turns(size, turns, 0, n)) if o]
-    if cands: return max(cands, key=lambda o: size(*o))   # on a tie, user text whole
+    cands = [o for o in (_most_turns(size, turns, knob_keep, n), _most_turns(size, turns, 0, n), _most_msgs(size, turns[0], n)) if o]
+    if cands: return max(cands, key=lambda o: size(*o))   # on a tie, user text whole, then whole turns
     if (m := size(knob_least, nmsgs))>n: raise ValueError(f'max_toks={n} is too small: the least this rendering can be is {m} tokens')
     if size(0, nmsgs)>n: return _largest(knob_least, 0, lambda k: size(k, nmsgs), n), nmsgs   # room for less than the state: it shrinks
     cands = list(range(nmsgs, turns[0], -1))   # even the newest turn squeezed is too big: drop its oldest messages too
