@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 # the console script's body, importing llmsurgery from the directory given first (fastcore's call_parse needs a file)
-LAUNCH = ('import sys\nsys.path.insert(0, sys.argv.pop(1))\nfrom llmsurgery.cli import llmsurgery_compact\n'
-          'if __name__ == "__main__":\n    sys.argv[0] = "llmsurgery-compact"\n    sys.exit(llmsurgery_compact())\n')
+LAUNCH = ('import sys\nsys.path.insert(0, sys.argv.pop(1))\nsys.argv[0] = "llmsurgery-compact"   # before the import, as the console script: the CLI sets up its process then\n'
+          'from llmsurgery.cli import llmsurgery_compact\nif __name__ == "__main__":\n    sys.exit(llmsurgery_compact())\n')
 BUILD = 'v1'   # bump when the recipe changes: cached inputs are named by it
 NS = uuid.UUID('6f1c3e52-7a0b-4d8e-9f21-1b5e0c7d4a93')
 BIG = ('258c7280-ae70-4798-800f-63464d01a85d.jsonl', '8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl')

@@ -8,7 +8,12 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/cli.html.md"""
 __all__ = ['big_file', 'progress_bar', 'bar_lines', 'compact_session', 'session_row', 'session_table', 'llmsurgery_compact']
 
 # %% ../nbs/20_cli.ipynb #3e8d0a57
-import os, signal, sys
+import ctypes, os, signal, sys
+
+def _lean_malloc():
+    "Fix glibc's mmap threshold at its starting 128 KiB: it otherwise rises as big strings are freed, and a big document's copies then stay in the heap"
+    try: ctypes.CDLL(None).mallopt(-3, 1<<17)   # -3 is M_MMAP_THRESHOLD; elsewhere than glibc there is no mallopt, and nothing to do
+    except (OSError, AttributeError, TypeError): pass
 
 def _early_stop(signum, frame):
     "Ctrl-C or SIGTERM while the command is still starting: nothing is written yet, so one line and out"
@@ -17,6 +22,7 @@ def _early_stop(signum, frame):
     os._exit(128+signum)
 
 if os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact':   # the console script only: importing the module changes nothing
+    _lean_malloc()
     for _s in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(_s) is not signal.SIG_IGN: signal.signal(_s, _early_stop)   # a job started with `&` ignores Ctrl-C, and still does
 

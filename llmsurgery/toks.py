@@ -53,7 +53,9 @@ def compact_enc():
     from tiktoken_ext import openai_public
     ranks = o200k_ranks()
     with _enc_lock, _mock_patch.object(openai_public, 'load_tiktoken_bpe', lambda *a, **k: ranks): kw = openai_public.o200k_base()
-    return tiktoken.Encoding(**kw)
+    enc = tiktoken.Encoding(**kw)
+    enc._mergeable_ranks = None   # tiktoken keeps this Python copy of the ranks (~20 MB) only to pickle the encoding, which is never pickled here
+    return enc
 
 # %% ../nbs/01_toks.ipynb #5401470b
 def enc_toks(s, enc=None):
