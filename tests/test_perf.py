@@ -1,0 +1,113 @@
+"""What the speed-ups must not change, and what they promise: the default read from the end gives the messages of a full read,
+orjson and json give the same messages, a text within its budget by bytes is never tokenized, long texts count exactly in chunks,
+and the one-line report takes the host's count instead of tokenizing the transcript. Behaviour only: no timings."""
+import io, json, types, warnings
+from pathlib import Path
+import orjson, pytest
+from hypothesis import given, settings, strategies as st
+from llmsurgery import hosts
+from llmsurgery.hosts import last_boundary, records, Msgs
+from llmsurgery.claude import read_claude, cc_boundary, cc_boundary_mark
+from llmsurgery.codex import read_codex
+from llmsurgery.sessions import read_session
+from llmsurgery.toks import compact_enc, fit_text, len_toks, _count
+from llmsurgery.document import compact_doc, compaction_report, report_line, report_table
+
+root = Path(__file__).resolve().parent.parent
+real = Path('/work/shared/data/claude-real')
+if not real.is_dir(): real = root.parent/'shared'/'data'/'claude-real'
+examples = sorted((root/'examples').glob('*.jsonl'))
+reals = sorted(real.glob('*.jsonl')) if real.is_dir() else []
+sessions = examples + reals
+
+def full_read(path, all=False):
+    "The reader over every line of `path`, as before the scan from the end"
+    lines = path.read_bytes().splitlines(keepends=True)
+    return read_codex(lines, all) if 'codex' in path.name else read_claude(lines, all)
+
+@pytest.fixture(scope='module')
+def chained(tmp_path_factory):
+    "The real sessions one after another in one file: several compactions, the last one far from the top"
+    p = tmp_path_factory.mktemp('chain')/'chain.jsonl'
+    p.write_bytes(b''.join(f.read_bytes().rstrip(b'\n')+b'\n' for f in reals*3))
+    return p
+
+@pytest.mark.parametrize('path', sessions, ids=lambda p: p.name)
+def test_default_read_from_the_end_is_the_full_read(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        s,m = read_session(path),full_read(path)
+    assert s.msgs == list(m) and s.summary == m.summary and s.host_toks == m.host_toks
+
+def test_chained_session_read_from_the_end(chained):
+    if not reals: pytest.skip('no real sessions here')
+    s,m = read_session(chained),full_read(chained)
+    assert chained.read_bytes().count(cc_boundary_mark) > 1
+    assert len(s.msgs) and s.msgs == list(m) and s.summary == m.summary and s.host_toks == m.host_toks
+    assert read_session(chained, all=True).msgs == list(full_read(chained, all=True))
+
+def test_documents_of_the_scan_are_the_documents_of_the_full_read(chained):
+    if not reals: pytest.skip('no real sessions here')
+    s,m = read_session(chained),full_read(chained)
+    for mt in (None, 8000): assert compact_doc(s.msgs, 'x.jsonl', max_toks=mt) == compact_doc(list(m), 'x.jsonl', max_toks=mt)
+
+class Reads(io.BytesIO):
+    "A binary file that counts the bytes read from it"
+    n = 0
+    def read(self, size=-1):
+        b = super().read(size); self.n += len(b); return b
+
+def test_scan_reads_only_after_the_boundary():
+    filler = b''.join(json.dumps({'type':'user', 'message':{'role':'user', 'content':f'line {i} ' + 'x'*200}}).encode()+b'\n' for i in range(20_000))
+    tail = b'{"type":"system","subtype":"compact_boundary"}\n' + b'{"type":"user","message":{"role":"user","content":"after"}}\n'
+    f = Reads(filler + tail)
+    assert last_boundary(f, cc_boundary_mark, cc_boundary, block=4096) == len(filler)
+    assert f.n <= 4096+len(tail)   # one block from the end, not the 4 MB before it
+
+def test_orjson_and_json_give_the_same_messages(monkeypatch):
+    plain = {p: (read_claude if 'codex' not in p.name else read_codex)(p.read_bytes().splitlines(), all=True) for p in sessions}
+    def refuse(ln): raise orjson.JSONDecodeError('refused', '', 0)
+    monkeypatch.setattr(hosts, 'orjson', types.SimpleNamespace(loads=refuse, JSONDecodeError=orjson.JSONDecodeError))
+    for p,m in plain.items():
+        j = (read_claude if 'codex' not in p.name else read_codex)(p.read_bytes().splitlines(), all=True)
+        assert j == m and j.bad_lines == m.bad_lines and j.summary == m.summary, p.name
+
+def test_torn_lines_are_still_counted():
+    st_ = Msgs()
+    assert list(records([b'{"a":1}\n', b'{"a":', b'', b'{"b":"\\ud800"}'], st_)) == [{'a':1}, {'b':'\ufffd'}]
+    assert st_.bad_lines == 1
+
+class Counting:
+    "An encoder that counts the texts it tokenizes"
+    def __init__(self): self.enc,self.n = compact_enc(),0
+    def encode_ordinary(self, s): self.n += 1; return self.enc.encode_ordinary(s)
+    def decode_bytes(self, t): return self.enc.decode_bytes(t)
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.integers(0, 200))
+def test_a_text_within_its_budget_by_bytes_is_never_tokenized(s, extra):
+    fmt = lambda b: f'> {b}'
+    n = len(fmt(s).encode('utf-8', 'surrogatepass')) + extra
+    ce = Counting()
+    assert fit_text(s, n, fmt, enc=ce) == fmt(s)
+    assert ce.n == 0
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list('ab Z9_.,/*§→é\n\r\t²Ω') + ['👩\u200d💻', 'word', '\n\n***\n\n', '  \n']), max_size=200).map(''.join), st.integers(1, 40))
+def test_long_texts_count_exactly_in_chunks(s, size):
+    enc = compact_enc()
+    assert _count(s, enc, size) == len(enc.encode_ordinary(s))
+
+@pytest.mark.skipif(not reals, reason='no real sessions here')
+def test_report_line_takes_the_hosts_count():
+    path = reals[0]
+    s = read_session(path)
+    last = [json.loads(l) for l in path.read_text().splitlines() if '"usage"' in l and '"assistant"' in l][-1]['message']['usage']
+    assert s.host_toks == last['input_tokens'] + last['cache_read_input_tokens'] + last['cache_creation_input_tokens']
+    doc = compact_doc(s.msgs, str(path))
+    r = compaction_report(s.msgs, doc, exact=False, host_toks=s.host_toks, host=s.host)
+    assert (r.toks_before, r.before_by) == (s.host_toks, "Claude Code's count")
+    assert "tokens (Claude Code's count) ->" in report_line(r)
+    exact = compaction_report(s.msgs, doc, host_toks=s.host_toks, host=s.host)
+    assert exact.before_by == 'o200k' and exact.toks_after == r.toks_after == len_toks(doc)
+    assert "tokens before (Claude Code's count): " in report_table(exact)
