@@ -283,7 +283,8 @@ def join_turns(msgs, texts):
 def chat_stats(msgs, rendered, dropped=0):
     "Counts for `compaction_report` from `(text, cut)` per kept message; the first `dropped` messages were left out"
     kept,users = msgs[dropped:],turn_starts(msgs)
-    ucut,udrop = sum(cut for m,(t,cut) in zip(kept, rendered) if m.role=='user' and substantive(m)),sum(i<dropped for i in users)
+    starts = set(users)   # the user messages that open turns: in a document, not the injected ones
+    ucut,udrop = sum(cut for j,(t,cut) in enumerate(rendered) if dropped+j in starts),sum(i<dropped for i in users)
     return dict(msgs=len(msgs), turns=len(users), dropped_msgs=dropped,   # each turn opens with a user message: turns dropped = user_dropped
         user_dropped=udrop, user_cut=ucut, user_whole=len(users)-udrop-ucut,
         calls=sum(isinstance(p, ToolUse) for m in kept for p in m.content),

@@ -445,7 +445,7 @@ FLOOR_BUDGETS = Budgets(24, 12, 12, toks('>  … '))   # fit_floors; in a docume
 
 def doc_turns_of(msgs):
     "Where turns start in a document: injected user records (here, skill texts) join the turn they interrupt"
-    return [i for i in turns_of(msgs) if not msgs[i].content[0].text.startswith('Base directory for this skill:')]
+    return [i for i in turns_of(msgs) if not msgs[i].content[0].text.startswith(('Base directory for this skill:', '[Request interrupted'))]
 
 def doc_floor(msgs):
     "The least document: the state section at the floors, every turn left out"
@@ -557,7 +557,8 @@ def _work(i):
                               ToolUse(id=f't{i}', name='TodoWrite', arguments={'todos': [{'content': f'step {i}', 'status': 'in_progress'}]}),
                               ToolUse(id=f'c{i}', name='Bash', arguments={'command': f'git commit -m "step {i}"'})]),
             Msg('tool', [ToolResult(id=f'c{i}', name='Bash', text=f'[main {i:07x}] step {i}\n 1 file changed')]),
-            Msg('tool', [ToolResult(id=f'x{i}', name='Bash', text=f'Error: Exit code 1\n' + 'noise\n'*i*40 + f'AssertionError: step {i} failed')])]
+            Msg('tool', [ToolResult(id=f'x{i}', name='Bash', text=f'Error: Exit code 1\n' + 'noise\n'*i*40 + f'AssertionError: step {i} failed')]),
+            mk_msg('[Request interrupted by user for tool use]' + ' and why'*i)]
 
 work_sessions = st.builds(lambda ms, k, at: ms[:at] + _work(k) + ms[at:], sessions(), st.integers(0, 300), st.integers(0, 16))
 
@@ -570,6 +571,9 @@ def test_doc_state_is_never_dropped(msgs):
         assert '\n\n## State\n\n' in state, (n, doc[:300])
         if first_prompt(msgs): assert '- Task (the first prompt typed): § U' in state, (n, state[-600:])
         assert '- Files changed (edit calls): /w/src/f' in state or 'Files changed' not in render_state(state_facts(msgs), Budgets.unlimited())
+        r = doc.stats   # an injected record opens no turn, and is not counted as a user message of one
+        assert r['turns'] == len(doc_turns_of(msgs)) and min(r['user_whole'], r['user_cut'], r['user_dropped']) >= 0
+        assert r['user_whole'] + r['user_cut'] + r['user_dropped'] == r['turns'], r
 
 @scaled(40)
 @given(work_sessions, st.tuples(budgets, budgets, budgets, budgets))
