@@ -7,8 +7,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hosts.html.md"""
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'skill_marker', 'Msgs', 'build', 'fix_surrogates',
            'SessionWarning', 'record_fmt', 'records', 'try_block', 'dropped_text', 'last_boundary', 'drop_blocks',
-           'strip_reminders', 'err_text', 'media_tag', 'media_part', 'is_plumbing', 'is_skill_text', 'is_injected',
-           'jsonl']
+           'strip_reminders', 'err_text', 'media_tag', 'media_part', 'is_plumbing', 'is_skill_text', 'is_summary_text',
+           'is_injected', 'jsonl']
 
 # %% ../nbs/10_hosts.ipynb #12418a87
 import json, re, warnings
@@ -205,9 +205,12 @@ def is_plumbing(s):
 skill_marker = '…skill text compacted: re-invoke before relying on it…'
 def is_skill_text(s): return (s or '').startswith('Base directory for this skill:')
 
-_injected_prefixes = ('[Request interrupted by user', '<task-notification>', 'Base directory for this skill:')
+_summary_prefixes = ('This session is being continued from a previous conversation',)   # Claude Code's compaction summary
+def is_summary_text(s): return (s or '').lstrip().startswith(_summary_prefixes)
+
+_injected_prefixes = ('[Request interrupted by user', '<task-notification>', 'Base directory for this skill:') + _summary_prefixes
 def is_injected(s):
-    "Is user text `s` written by the host rather than typed: an interrupt notice, a background-task notification, a skill's text?"
+    "Is user text `s` written by the host rather than typed: an interrupt notice, a background-task notification, a skill's text, a compaction summary?"
     return (s or '').lstrip().startswith(_injected_prefixes)
 
 # %% ../nbs/10_hosts.ipynb #5f6f19cc

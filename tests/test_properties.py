@@ -580,7 +580,7 @@ def test_doc_state_is_never_dropped(msgs):
 def test_state_facts_within_their_budgets(msgs, b):
     "The state section: each fact on one line, within the budget its kind takes from the conversation's budgets"
     b = Budgets(*b)
-    limits = dict(task=b.user_toks, user=b.user_toks, asst=4*b.asst_toks, error=err_toks(b.result_toks))
+    limits = dict(task=b.user_toks, user=b.user_toks, asst=4*b.asst_toks, summary=4*b.asst_toks, error=err_toks(b.result_toks))
     for label, s, kind in state_facts(msgs, '/w'):
         out = render_fact(s, kind, b)
         assert '\n' not in out and no_new_fffd(s, out)
