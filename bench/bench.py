@@ -4,7 +4,7 @@ Run: `make bench` (or `.venv/bin/python bench/bench.py [--max-mb 100] [--msgs 10
 Prints markdown tables: time per render against content size for each renderer next to full tokenization of the
 same content, then the compaction of a synthetic 10,000-message session (read, render, fit) and the run's peak memory.
 """
-import argparse, platform, resource, sys, time, os
+import argparse, gzip, hashlib, platform, resource, subprocess, sys, tempfile, time, os
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'examples'))
 from make_examples import synth_claude
@@ -66,15 +66,65 @@ def session_table(n):
     print(f'| compaction_report (renders and tokenizes the full transcript) | {fmt_t(rep)} | {r.toks_before:,} tokens before, ratio {r.ratio:,} |')
     for mx,got,tt in fits: print(f'| compact_doc(max_toks={mx:,}) | {fmt_t(tt)} | {got:,} tokens |')
 
+OLD = '0.0.17'   # the last release before the rewrite: the in-process speed the issue compares with
+OLD_RUN = """import json, sys, time
+from llmsurgery.ant import recs2chat
+from llmsurgery.compact import compact_chat, compact_content, compact_policy, compact_enc
+lines, enc, ts = open(sys.argv[1]).read().splitlines(), compact_enc(), []
+for _ in range(3):
+    t = time.perf_counter(); msgs = recs2chat([json.loads(l) for l in lines]); r = time.perf_counter()
+    compact_content(compact_chat(msgs, **compact_policy, enc=enc, last_n=5), '/session.jsonl'); ts.append((time.perf_counter()-t, time.perf_counter()-r))
+print(*min(ts))
+"""
+
+def old_python(cache):
+    "The interpreter of a venv in `cache` holding llmsurgery `OLD` and the aidialog it was written for (<0.0.38), made once with pip"
+    d = cache/f'venv-llmsurgery-{OLD}'
+    py = d/'bin'/'python'
+    if not py.exists():
+        subprocess.run([sys.executable, '-m', 'venv', str(d)], check=True)
+        subprocess.run([str(py), '-m', 'pip', 'install', '-q', f'llmsurgery=={OLD}', 'aidialog<0.0.38', 'tiktoken'], check=True)
+    return py
+
+def o200k_cache(cache):
+    "A TIKTOKEN_CACHE_DIR holding o200k_base, so the old release's `tiktoken.get_encoding` works offline"
+    from llmsurgery.toks import _o200k_paths, _o200k_url
+    d = cache/'tiktoken'; d.mkdir(exist_ok=True)
+    f = d/hashlib.sha1(_o200k_url.encode()).hexdigest()
+    if not f.exists():
+        data = next(p for p in _o200k_paths() if p.is_file()).read_bytes()
+        f.write_bytes(gzip.decompress(data) if data[:2]==b'\x1f\x8b' else data)
+    return d
+
+def old_table(n):
+    "In-process compaction of the same synthetic session (its JSONL read by each version's own reader, then compacted), this version against llmsurgery `OLD`"
+    cache = Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache')/'llmsurgery'/'bench'; cache.mkdir(parents=True, exist_ok=True)
+    lines = list(synth_claude(n, seed=3))
+    def new():
+        t = time.perf_counter(); msgs = read_claude(lines); r = time.perf_counter()
+        compact_doc(msgs, '/session.jsonl'); return time.perf_counter()-t, time.perf_counter()-r
+    nt,nc = min(new() for _ in range(3))
+    with tempfile.TemporaryDirectory() as tmp:
+        (f := Path(tmp)/'s.jsonl').write_text('\n'.join(lines)+'\n')
+        env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(o200k_cache(cache)))
+        out = subprocess.run([str(old_python(cache)), '-c', OLD_RUN, str(f)], capture_output=True, text=True, check=True, env=env, cwd=tmp).stdout
+    ot,oc = map(float, out.split())
+    print(f'\nThe synthetic session ({n:,} messages) read and compacted in process, best of 3, beside llmsurgery {OLD} in its own venv:\n')
+    print(f'| version | read + compact | compact only |\n|---|---:|---:|')
+    print(f'| llmsurgery {OLD} (`recs2chat`, `compact_chat` + `compact_content`) | {fmt_t(ot)} | {fmt_t(oc)} |')
+    print(f'| this version (`read_claude`, `compact_doc`) | {fmt_t(nt)} ({ot/nt:,.1f}x faster) | {fmt_t(nc)} ({oc/nc:,.1f}x faster) |')
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--max-mb', type=float, default=100, help='largest content size in the size table, in MB')
     ap.add_argument('--msgs', type=int, default=10_000, help='messages in the synthetic session')
+    ap.add_argument('--no-old', action='store_true', help='skip the comparison with llmsurgery 0.0.17 (it is fetched with `pip download`)')
     a = ap.parse_args()
     print(f'Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}\n')
     t = time.perf_counter(); compact_enc(); print(f'Tokenizer load (offline, once per process): {fmt_t(time.perf_counter()-t)}\n')
     size_table(a.max_mb)
     session_table(a.msgs)
+    if not a.no_old: old_table(a.msgs)
     print(f'\nPeak memory (max RSS of the whole run): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024:,.0f} MB')
 
 if __name__ == '__main__': main()
