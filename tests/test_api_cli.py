@@ -17,7 +17,7 @@ def cli_doc(tmp_path, *args):
 
 def api_doc(path, **kw):
     s = read_session(path, warn=False)
-    return compact_doc(s.msgs, str(Path(path).resolve()), **kw)
+    return compact_doc(s.msgs, str(Path(path).resolve()), cwd=s.cwd, **kw)   # the CLI passes the session's cwd
 
 @pytest.fixture
 def session(tmp_path):
