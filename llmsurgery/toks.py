@@ -6,7 +6,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/toks.html.md"""
 
 # %% auto #0
 __all__ = ['o200k_sha256', 'o200k_ranks', 'compact_enc', 'enc_toks', 'len_toks', 'clip_ends', 'count_cuts', 'reuse_windows',
-           'fit_text', 'trunctoks_mid', 'as_text']
+           'within_toks', 'fit_text', 'trunctoks_mid', 'as_text']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
 import base64, binascii, gzip, hashlib, os, re, tempfile, threading
@@ -145,6 +145,10 @@ def _bytes_within(s, n):
     "Is `s` within `n` tokens by its UTF-8 length alone? o200k never makes more tokens than a text has bytes"
     return len(s)<=n and len(s.encode('utf-8', 'surrogatepass'))<=n
 
+def within_toks(s, n, enc=None):
+    "Is `s` within `n` tokens? Its UTF-8 length decides when it can, so a short text is not tokenized"
+    return _bytes_within(s, n) or len_toks(s, enc)<=n
+
 @lru_cache(maxsize=4096)
 def _len_short(s, enc):
     "`len_toks` of a short, often repeated string such as a renderer's empty cut form"
@@ -156,7 +160,7 @@ def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
     if len(s)<=n and _bytes_within(t := prep(s), n) and _bytes_within(r := fmt(t), n): return r   # fits by bytes: nothing to tokenize
     t,cut,ntoks = _prepared(s, n, prep, enc, mark)
-    fits = lambda r: len_toks(r, enc)<=n
+    fits = lambda r: within_toks(r, n, enc)
     if ntoks is not None and fits(r := fmt(t)): return r   # not `ntoks<=n`: a renderer's format may trim (a fence drops trailing newlines)
     _tally()
     best = fmt(mark)
