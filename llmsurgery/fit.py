@@ -116,6 +116,10 @@ def _most_turns(size, turns, knob, n):
     s = turns[_largest(0, len(turns)-1, lambda j: size(knob, turns[j]), n)]
     return _largest(knob, knob_top, lambda k: size(k, s), n), s
 
+def _from_first(size, n):
+    "Every message, at the largest knob that fits; None if the floors do not (a later start may cost more: its marker)"
+    return (_largest(0, knob_top, lambda k: size(k, 0), n), 0) if size(0, 0)<=n else None
+
 def _most_msgs(size, hi, n):
     "The earliest message (from `hi` back) that the rendering may start at within `n` at knob 0, and its largest knob; None if none"
     if size(0, hi)>n: return None
@@ -127,7 +131,7 @@ fill = 3/4   # user text whole, the oldest turns dropped, is the fit when it fil
 def _below_policy(size, turns, nmsgs, n):
     "`(knob, start)` when the policy does not fit: user text whole with the oldest turns dropped, unless more turns or messages squeezed fill more of a target it leaves a quarter empty"
     if (a := _most_turns(size, turns, knob_keep, n)) and size(*a)>=n*fill: return a   # user text whole fills the target: the oldest turns go
-    cands = [o for o in (a, _most_turns(size, turns, 0, n), _most_msgs(size, turns[0], n)) if o]
+    cands = [o for o in (a, _most_turns(size, turns, 0, n), _most_msgs(size, turns[0], n), _from_first(size, n)) if o]
     if cands: return max(cands, key=lambda o: size(*o))   # else whatever fills most; on a tie, user text whole, then whole turns
     if (m := size(knob_least, nmsgs))>n: raise ValueError(f'max_toks={n} is too small: the least this rendering can be is {m} tokens')
     if size(0, nmsgs)>n: return _largest(knob_least, 0, lambda k: size(k, nmsgs), n), nmsgs   # room for less than the state: it shrinks

@@ -588,6 +588,7 @@ def test_state_facts_within_their_budgets(msgs, b):
 
 @scaled(40)
 @given(sessions())
+@example([mk_msg('<command-name>/compact</command-name>\n<command-message>compact</command-message>'), mk_msg('U1: ' + 'é'*20)])   # dropping the plumbing costs a marker: start 0 is smaller
 def test_fit_uses_its_target(msgs):
     "Fitting (issue 11, defect 5): no document under N/2 while a rendering between N/2 and N exists, unless it shows everything at the policy; the renderings checked are the fit's own of the most turns at the floors"
     starts = [0] + [i for i in turn_starts(msgs) if i > 0]
