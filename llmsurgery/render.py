@@ -376,7 +376,7 @@ def err_toks(n):
 
 def _picks(ls):
     "Which of lines `ls` an error cut keeps, most wanted first: the first, each diagnostic line and the line after it, then the rest in order"
-    ds = [i for i,l in enumerate(ls[:400]) if i and _diag_re.search(l)]
+    ds = [i for i,l in enumerate(ls) if i and _diag_re.search(l)]   # `error_result` clipped the text to its budget first
     return list(dict.fromkeys([0] + [j for i in ds for j in (i, i+1) if j<len(ls)] + list(range(1, min(len(ls), 24)))))[:32]
 
 # %% ../nbs/02_render.ipynb #583cdc18
