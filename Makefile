@@ -19,7 +19,7 @@ demo: $(STAMP)  ## compact the bundled long Claude Code session to 12,000 tokens
 	@$(BIN)/llmsurgery-compact $(EXAMPLE) --max-tokens 12000 --report
 
 test: $(STAMP)  ## the whole test suite, as CI runs it
-	@PATH=$(BIN):$$PATH sh tools/test.sh
+	@PATH=$(CURDIR)/$(BIN):$$PATH sh tools/test.sh
 
 bench: $(STAMP)  ## performance tables for the README (not part of the tests)
 	@$(BIN)/python bench/bench.py

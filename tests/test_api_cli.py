@@ -6,7 +6,7 @@ from llmsurgery.sessions import read_session
 from llmsurgery.document import compact_doc
 
 root = Path(__file__).resolve().parent.parent
-exe = Path(sys.executable).parent/'llmsurgery-compact'
+exe = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 
 def cli_doc(tmp_path, *args):
     "The document `llmsurgery-compact` writes with `args`, read back from `--out`"

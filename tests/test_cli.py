@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ex = Path(__file__).resolve().parent.parent/'examples'
-_exe = Path(sys.executable).parent/'llmsurgery-compact'   # the console script, run by this interpreter
+_exe = Path(sys.executable).absolute().parent/'llmsurgery-compact'   # the console script, run by this interpreter
 
 def cmd(*args): return [sys.executable, str(_exe), *[a if isinstance(a, bytes) else str(a) for a in args]]
 

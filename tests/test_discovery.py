@@ -13,7 +13,7 @@ from llmsurgery import claude, codex
 from llmsurgery.sessions import find_sessions, find_session, read_session
 
 GENUINE = Path(__file__).resolve().parent/'data'/'genuine'
-EXE = Path(sys.executable).parent/'llmsurgery-compact'
+EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 
 @pytest.fixture(scope='module')
 def hosts():

@@ -10,7 +10,7 @@ from hostkit import (install_hosts, sandbox_env, AnthropicMock, ResponsesMock, r
 from llmsurgery.sessions import read_session
 from llmsurgery.document import compact_body
 
-EXE = Path(sys.executable).parent/'llmsurgery-compact'
+EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 MARK = 'MID-MARK-7093'   # printed in the middle of a 16 KB tool result; the command that prints it does not hold it whole
 BULK = "python3 -c \"print('a ' * 4000 + 'MID' + '-MARK-7093 ' + 'b ' * 4000)\""
 ECHOES = ['echo two', 'echo three', 'echo four']   # later calls, so the bulk result is not among the last messages kept whole
