@@ -127,7 +127,7 @@ def _compact(s, max_toks=None, notes='', since=None, **pol):
     pol = _pol(**pol)
     with _plain():
         earlier = read_regular(_file(since, 'continuation document')).decode('utf-8', 'replace') if since else None
-        return compact_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, **pol)
+        return compact_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, cwd=s.cwd, **pol)
 
 # %% ../nbs/30_skill.ipynb #e3a05fec
 def session_doc(

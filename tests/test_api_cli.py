@@ -55,3 +55,8 @@ def test_pasted(tmp_path, session):
     pasted.write_text(''.join(json.dumps(o)+'\n' for o in recs))
     doc = cli_doc(tmp_path, pasted)
     assert doc==api_doc(pasted) and doc.count('## Conversation')==1
+
+def test_skill_tool_same_document(tmp_path, session):
+    "The Solveit skill's `session_doc` is a third caller of the same entry point: same bytes"
+    from llmsurgery.skill import session_doc
+    assert session_doc(str(session), max_toks=3000)==cli_doc(tmp_path, session, '--max-tokens', 3000)
