@@ -6,7 +6,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/sessions.html.md"""
 
 # %% auto #0
 __all__ = ['known_formats', 'hosts', 'detect_format', 'Session', 'read_host', 'read_session', 'SessionInfo', 'session_info',
-           'find_sessions', 'find_session', 'Command', 'check_resumed', 'write_resume']
+           'find_sessions', 'find_session', 'Command', 'check_resumed', 'write_resume', 'session_row', 'session_table']
 
 # %% ../nbs/13_sessions.ipynb #cd8726ca
 import json, warnings
@@ -183,3 +183,21 @@ def write_resume(session, doc, report=None, cwd=None):
     elif session.fmt=='codex': path,argv,run = codex.write_resume(session.path, doc, cwd)
     else: raise ValueError(f'{session.path}: only Claude Code and Codex sessions can be resumed in their host')
     return check_resumed(path, doc), Command(argv, run, cwd)
+
+# %% ../nbs/13_sessions.ipynb #bff1f3d8
+import time
+from tqdm import tqdm
+
+_prompt_w = 60   # characters of a session's first prompt in a listing
+
+def session_row(o):
+    "One line of `--list` for `SessionInfo` `o`: host, id, last activity, size, messages, first prompt"
+    when = time.strftime('%Y-%m-%d %H:%M', time.localtime(o.mtime))
+    p = ' '.join(o.first_prompt.split())
+    p = p if len(p)<=_prompt_w else p[:_prompt_w-1]+'…'
+    return f'{o.host:<6}  {o.id:<36}  {when:<16}  {tqdm.format_sizeof(o.size, "B"):>7}  {o.messages:>8,}  {p}'
+
+def session_table(infos):
+    "Sessions as a table under a header, one line each"
+    head = f'{"host":<6}  {"id":<36}  {"last activity":<16}  {"size":>7}  {"messages":>8}  first prompt'
+    return '\n'.join([head, *map(session_row, infos)])

@@ -16,14 +16,13 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/skill.html.md"""
 __all__ = ['dialog_doc', 'dialog_copy', 'session_doc', 'recent_sessions', 'session_report', 'resume_session']
 
 # %% ../nbs/30_skill.ipynb #9f0f4317
-import time
 from pathlib import Path
 from contextlib import contextmanager
 from pyskills.core import allow, PosAllowPolicy
 from aidialog.ipynb import write_ipynb
 from .files import atomic_write, read_regular
 from .render import Policy
-from .sessions import read_session, find_session, find_sessions, write_resume, Command
+from .sessions import read_session, find_session, find_sessions, write_resume, Command, session_table
 from .document import compact_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
 
@@ -149,23 +148,15 @@ def session_doc(
     return str(_compact(s, max_toks, notes, since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks))
 
 # %% ../nbs/30_skill.ipynb #e064769a
-_prompt_w = 60   # characters of a session's first prompt in a listing
-
-def _row(o):
-    "One line of a listing: host, id, last activity, messages, first prompt"
-    when,p = time.strftime('%Y-%m-%d %H:%M', time.localtime(o.mtime)),' '.join(o.first_prompt.split())
-    return f'{o.host:<6}  {o.id:<36}  {when:<16}  {o.messages:>8,}  {p if len(p)<=_prompt_w else p[:_prompt_w-1]+"…"}'
-
 def recent_sessions(
     cwd:str=None, # The project directory whose sessions to list (None: the current directory)
     host:str=None, # List only this host's sessions: 'claude' or 'codex' (None: both)
     n:int=20, # At most this many, the newest
-)->str: # A header line, then one line per session: host, id, last activity, messages, first prompt
+)->str: # A header line, then one line per session: host, id, last activity, size, messages, first prompt
     "The newest sessions Claude Code and Codex keep for directory `cwd`; pass an id to `session_doc` or `resume_session`"
     with _plain(): infos = find_sessions(_dir(cwd), host)
     if not infos: _found(None, cwd, host)   # which says where it looked
-    head = f'{"host":<6}  {"id":<36}  {"last activity":<16}  {"messages":>8}  first prompt'
-    return '\n'.join([head, *map(_row, infos[:n])])
+    return session_table(infos[:n])
 
 # %% ../nbs/30_skill.ipynb #e9ebe3e5
 def session_report(
