@@ -17,12 +17,14 @@ def _target(path):
     path = Path(path).expanduser()
     return path.resolve() if path.is_symlink() else path
 
+# %% ../nbs/09_files.ipynb #874a4881
 def _write_fd(fd, data):
     "All of `data` to file descriptor `fd`, then flushed to disk"
     view = memoryview(data)
     while view: view = view[os.write(fd, view):]
     os.fsync(fd)
 
+# %% ../nbs/09_files.ipynb #599a2f48
 def _install(tmp, path, exclusive):
     "Put `tmp` in place of `path`: renamed over it, or with `exclusive` linked there only if `path` does not exist"
     if not exclusive: return os.replace(tmp, path)
