@@ -87,6 +87,7 @@ def _json_record(ln):
     except (ValueError, RecursionError): return None
     return fix_surrogates(r) if _surr_re.search(ln) else r
 
+# %% ../nbs/10_hosts.ipynb #9eb999d4
 _cx_types = {'session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted'}
 _cc_types = {'user', 'assistant', 'system', 'summary', 'file-history-snapshot', 'queue-operation'}
 _host_fmt = {'Claude Code': 'claude', 'Codex': 'codex'}
@@ -99,6 +100,7 @@ def record_fmt(r):
     if t in _cx_types and 'payload' in r: return 'codex'
     if t in _cc_types or 'sessionId' in r or 'parentUuid' in r: return 'claude'
 
+# %% ../nbs/10_hosts.ipynb #943e323b
 def records(lines, st):
     "JSON objects parsed from `lines` (str or bytes); torn or malformed lines, and records of another format than `st.host`'s, are skipped and counted in `st`"
     fmt = _host_fmt.get(st.host)
@@ -110,12 +112,14 @@ def records(lines, st):
         if fmt and (f := record_fmt(r)) and f!=fmt: st.drop(other_host); continue
         yield r
 
+# %% ../nbs/10_hosts.ipynb #1004decb
 def try_block(f, b, st, *args):
     "`f(b, *args)` for one content block `b` of a record; None when `b` is badly typed (not an object, a field of the wrong type), counted in `st`"
     try: return f(b, *args)
     except (KeyError, TypeError, AttributeError):
         if st is not None: st.drop(bad_block)
 
+# %% ../nbs/10_hosts.ipynb #61712623
 def dropped_text(d):
     "What a reader skipped, `Msgs.dropped`, in words: '1 torn or malformed line(s), 2 badly typed block(s)'"
     return ', '.join(f'{n:,} {why}' for why,n in d.items())
@@ -128,6 +132,7 @@ def _is_record(ln, is_boundary):
     r = next(records([ln], Msgs()), None)
     return r is not None and bool(is_boundary(r))
 
+# %% ../nbs/10_hosts.ipynb #2ebf7a77
 def _find_back(buf, cut, mark, is_boundary):
     "Start of the last line of `buf` at or after `cut` that holds `mark` and is a boundary, or None"
     i = len(buf)
@@ -138,6 +143,7 @@ def _find_back(buf, cut, mark, is_boundary):
         i = s
     return None
 
+# %% ../nbs/10_hosts.ipynb #f6eceb7d
 def last_boundary(f, mark, is_boundary, block=_block):
     "Offset of the last line of binary file `f` that holds bytes `mark` and parses to a record `is_boundary` accepts; 0 if none"
     pos,carry = f.seek(0, 2),[]
@@ -170,6 +176,7 @@ def drop_blocks(s, tags):
         if f'<{tag}>' in s: s = _drop_tag(s, tag)
     return s
 
+# %% ../nbs/10_hosts.ipynb #6ea9dfc3
 def strip_reminders(s):
     "`s` without `<system-reminder>` blocks, and no trailing newlines where one was cut"
     if not s or '<system-reminder>' not in s: return s
@@ -185,6 +192,7 @@ def media_tag(typ, mime=None):
     "Compact text standing in for a media block inside a tool result"
     return f'<media {typ} {mime}>' if mime else f'<media {typ}>'
 
+# %% ../nbs/10_hosts.ipynb #5f37eb86
 def media_part(b):
     "An aidialog media part from an Anthropic-style `image` or `document` block"
     src = b.get('source') or {}
@@ -202,12 +210,15 @@ def is_plumbing(s):
     "Is user text `s` host plumbing: a slash-command record, command output, a hook or a reminder?"
     return bool(_plumb_re.match(s or ''))
 
+# %% ../nbs/10_hosts.ipynb #fe8f9741
 skill_marker = '…skill text compacted: re-invoke before relying on it…'
 def is_skill_text(s): return (s or '').startswith('Base directory for this skill:')
 
+# %% ../nbs/10_hosts.ipynb #46f2f7ab
 _summary_prefixes = ('This session is being continued from a previous conversation',)   # Claude Code's compaction summary
 def is_summary_text(s): return (s or '').lstrip().startswith(_summary_prefixes)
 
+# %% ../nbs/10_hosts.ipynb #d9e14cc4
 _injected_prefixes = ('[Request interrupted by user', '<task-notification>', 'Base directory for this skill:') + _summary_prefixes
 def is_injected(s):
     "Is user text `s` written by the host rather than typed: an interrupt notice, a background-task notification, a skill's text, a compaction summary?"
