@@ -21,12 +21,14 @@ def cc_result_text(c):
     return '\n'.join(b.get('text', '') if b.get('type')=='text' else media_tag(f"input_{b.get('type')}", (b.get('source') or {}).get('media_type'))
                      for b in c)
 
+# %% ../nbs/11_claude.ipynb #a43da6bd
 def cc_result(b, names):
     "A `ToolResult` from a `tool_result` block; `names` maps call ids to tool names"
     txt = strip_reminders(cc_result_text(b.get('content')))
     if b.get('is_error'): txt = err_text(txt)
     return build(ToolResult, id=b.get('tool_use_id'), name=names.get(b.get('tool_use_id')), text=txt)
 
+# %% ../nbs/11_claude.ipynb #e7d041ed
 def cc_user_part(b, meta=False):
     "A user part from a non-result block, or None for injected or plumbing text"
     t = b.get('type')
@@ -46,6 +48,7 @@ def cc_summary(r):
     s = c if isinstance(c, str) else '\n'.join(b['text'] for b in c if isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str))
     return s if r.get('isCompactSummary') or s.startswith(summary_prefix) else None
 
+# %% ../nbs/11_claude.ipynb #3a5ae759
 def _cc_user_block(b, names, meta):
     "The part of one block of a user record: a `ToolResult`, a user part, or None"
     return cc_result(b, names) if b.get('type')=='tool_result' else cc_user_part(b, meta)
@@ -74,6 +77,7 @@ def _cc_asst_part(b, names):
     "The part of one block of an assistant record, or None"
     return (f := _cc_asst.get(b.get('type'))) and f(b, names)
 
+# %% ../nbs/11_claude.ipynb #1116cf43
 def cc_assistant(r, names, st=None):
     "The parts of a Claude Code assistant record; a badly typed block is skipped and counted in `st`, the rest kept"
     c = r['message']['content']
@@ -88,6 +92,7 @@ def cc_queued(r):
     p = cc_user_part(dict(type='text', text=c))
     return Msg('user', [p]) if p and not is_injected(p.text) else None
 
+# %% ../nbs/11_claude.ipynb #5b141ef9
 def _cc_queue(r, res, queue):
     "An enqueued prompt joins `res` where it was typed; a removed one was read mid-turn; a dequeued one arrives later as its own user record, so it leaves again"
     op = r.get('operation')
@@ -105,12 +110,14 @@ def cc_boundary(r, sidechains=False):
     "Is record `r` a host compaction boundary the reader acts on (a sub-agent's only with `sidechains`)?"
     return r.get('type')=='system' and r.get('subtype')=='compact_boundary' and (sidechains or not r.get('isSidechain'))
 
+# %% ../nbs/11_claude.ipynb #91d1e5ae
 def cc_context_toks(r):
     "Claude Code's count of the context an assistant record's API call was sent: input, cache-read and cache-creation tokens"
     u = (r.get('message') or {}).get('usage')
     if not isinstance(u, dict): return None
     return sum(v for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens') if isinstance(v := u.get(k), int))
 
+# %% ../nbs/11_claude.ipynb #f111a95e
 def read_claude(lines, all=False, sidechains=False):
     "Canonical `Msg`s from the lines of a Claude Code session JSONL: only what follows the last compaction, unless `all`"
     res,names,last,queue = Msgs(),{},None,[]
@@ -146,6 +153,7 @@ def claude_home():
     "Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`"
     return Path(os.environ.get('CLAUDE_CONFIG_DIR') or Path.home()/'.claude').expanduser()
 
+# %% ../nbs/11_claude.ipynb #777a48fb
 _cc_max_dir = 200   # Claude Code cuts a longer folder name there and appends a hash of the whole path
 _b36 = '0123456789abcdefghijklmnopqrstuvwxyz'
 
@@ -157,16 +165,19 @@ def _js_hash(units):
     while h: h,r = divmod(h, 36); s = _b36[r]+s
     return s or '0'
 
+# %% ../nbs/11_claude.ipynb #000ac65a
 def project_dirname(cwd):
     "The folder name Claude Code keeps directory `cwd`'s sessions under: each UTF-16 unit but an ASCII letter or digit becomes `-`"
     units = memoryview(str(cwd).encode('utf-16-le', 'surrogatepass')).cast('H')
     name = ''.join(chr(u) if u<128 and chr(u).isalnum() else '-' for u in units)
     return name if len(name)<=_cc_max_dir else f'{name[:_cc_max_dir]}-{_js_hash(units)}'
 
+# %% ../nbs/11_claude.ipynb #832cf934
 def project_dir(cwd=None):
     "The project folder holding the Claude Code sessions of `cwd` (default: the current directory), as the host names it from the real path"
     return claude_home()/'projects'/project_dirname(os.path.realpath(cwd or os.getcwd()))
 
+# %% ../nbs/11_claude.ipynb #e9df23ca
 def claude_sessions(cwd=None):
     "The session files of `cwd`'s project folder (sub-agent files live one level deeper and are left out)"
     d = project_dir(cwd)
@@ -180,6 +191,7 @@ def cc_is_msg(line):
     m = _rec_type.search(line)
     return bool(m) and m[1] in (b'user', b'assistant', b'message') and b'"isSidechain":true' not in line[:m.start()]
 
+# %% ../nbs/11_claude.ipynb #abad3877
 def cc_first_prompt(lines):
     "The first words the user typed in the lines of a Claude Code session (a prefix of the file is enough), or ''"
     names = {}
@@ -200,6 +212,7 @@ def _tail_lines(path, n):
     lines = data.decode('utf-8', 'replace').splitlines()
     return lines if size<=n else lines[1:]
 
+# %% ../nbs/11_claude.ipynb #c9690a60
 _cc_meta_keys = ('cwd', 'version', 'gitBranch', 'slug')
 
 def cc_source_meta(lines):
@@ -211,6 +224,7 @@ def cc_source_meta(lines):
         if r.get('uuid'): m['leafUuid'] = r['uuid']
     return m
 
+# %% ../nbs/11_claude.ipynb #6162d726
 def claude_source_meta(path, n=1<<16):
     "`cc_source_meta` of the end of the session at `path`: the last `n` bytes, read further back until a record names its `cwd`"
     while 'cwd' not in (m := cc_source_meta(_tail_lines(path, n))) and n<Path(path).stat().st_size: n *= 8
@@ -240,6 +254,7 @@ def resume_place(src, meta, cwd=None):
     if src.parent.parent.name=='projects' and mc and project_dirname(mc)==src.parent.name and os.path.isdir(mc): return src.parent,mc
     return project_dir(cwd),cwd
 
+# %% ../nbs/11_claude.ipynb #c343a6db
 def write_resume(src, doc, pre_tokens=0, cwd=None):
     "Write a new Claude Code session continuing the one at `src` from `doc`, next to it: `(path, argv, directory to run it in)`"
     meta = claude_source_meta(src)
