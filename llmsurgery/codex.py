@@ -32,6 +32,7 @@ def cx_args(s):
     except ValueError: a = None
     return a if isinstance(a, dict) else {'raw': s}
 
+# %% ../nbs/12_codex.ipynb #19b083f6
 def cx_tool(cid, name, args, names):
     "A `ToolUse` for a Codex call, shell calls mapped to `Bash`"
     if (k:=cx_shells.get(name)) and k in args: name,args = 'Bash',{'command': shell_script(args[k])}
@@ -67,16 +68,19 @@ def cx_message(p, names, st=None):
     parts = [x for i in p.get('content') or [] if (x := try_block(_cx_part, i, st, role))]
     return Msg(role, parts) if parts else None
 
+# %% ../nbs/12_codex.ipynb #f4a0ad32
 def cx_result(p, names):
     "A `tool` message from a Codex `*_output` item"
     cid = p.get('call_id')
     return Msg('tool', [ToolResult(id=cid, name=names.get(cid), text=strip_reminders(cx_output_text(p.get('output'))))])
 
+# %% ../nbs/12_codex.ipynb #d035daea
 def cx_local_shell(p, names):
     "An assistant `Msg` with the `Bash` call of a Codex `local_shell_call` item"
     cid = p.get('call_id') or p.get('id')
     return Msg('assistant', [cx_tool(cid, 'Bash', {'command': shell_script((p.get('action') or {}).get('command') or '')}, names)])
 
+# %% ../nbs/12_codex.ipynb #6b8226ec
 cx_items = dict(message = cx_message,
     function_call        = lambda p,names: Msg('assistant', [cx_tool(p['call_id'], p.get('name'), cx_args(p.get('arguments')), names)]),
     custom_tool_call     = lambda p,names: Msg('assistant', [cx_tool(p['call_id'], p.get('name'), {'input': p.get('input', '')}, names)]),
@@ -92,11 +96,13 @@ def cx_boundary(r, sidechains=False):
     "Is record `r` a host compaction boundary?"
     return r.get('type')=='compacted'
 
+# %% ../nbs/12_codex.ipynb #c9524197
 def cx_context_toks(p):
     "Codex's count of the context its last model call was sent, from a `token_count` event's payload"
     u = (p.get('info') or {}).get('last_token_usage')
     return u.get('input_tokens') if isinstance(u, dict) else None
 
+# %% ../nbs/12_codex.ipynb #cefccfd2
 def read_codex(lines, all=False):
     "Canonical `Msg`s from the lines of a Codex rollout JSONL: only what follows the last compaction, unless `all`"
     res,names = Msgs(),{}
@@ -127,21 +133,25 @@ def codex_home():
     "Codex's home folder: `$CODEX_HOME`, else `~/.codex`"
     return Path(os.environ.get('CODEX_HOME') or Path.home()/'.codex').expanduser()
 
+# %% ../nbs/12_codex.ipynb #6ee0fba3
 def codex_rollouts(home=None):
     "Every rollout file under the store's `sessions/` folder"
     d = Path(home or codex_home())/'sessions'
     return sorted(d.rglob('rollout-*.jsonl')) if d.is_dir() else []
 
+# %% ../nbs/12_codex.ipynb #2d55ea45
 def rollout_id(path):
     "The thread id a rollout's file name ends with"
     return Path(path).stem[-36:]
 
+# %% ../nbs/12_codex.ipynb #1b4e5df3
 def rollout_meta(path):
     "The `session_meta` payload that opens the rollout at `path` (only its first line is read), or None"
     with open(path, encoding='utf-8', errors='replace') as f: ln = f.readline()
     r = next(records([ln], Msgs()), None)
     return r['payload'] if r and r.get('type')=='session_meta' and isinstance(r.get('payload'), dict) else None
 
+# %% ../nbs/12_codex.ipynb #415e138c
 def codex_sessions(cwd=None, home=None):
     "The rollouts whose thread ran in directory `cwd` (default: the current one), compared as real paths"
     cwd = os.path.realpath(cwd or os.getcwd())
@@ -160,6 +170,7 @@ def cx_is_msg(line):
     r = _cx_role.search(line, m.end(), m.end()+300)
     return bool(r) and not r[1]
 
+# %% ../nbs/12_codex.ipynb #b31033ba
 def cx_first_prompt(lines):
     "The first words the user typed in the lines of a Codex rollout (a prefix of the file is enough), or ''"
     for r in records(lines, Msgs()):
@@ -175,6 +186,7 @@ def uuid7():
     b[6],b[8] = 0x70 | b[6]&0x0F,0x80 | b[8]&0x3F
     return str(uuid.UUID(bytes=bytes(b)))
 
+# %% ../nbs/12_codex.ipynb #b5f592ac
 def _now(): return datetime.now(timezone.utc).isoformat(timespec='milliseconds').replace('+00:00', 'Z')
 
 # what a new thread takes from its source's `session_meta`; Codex refuses to resume a thread under another `model_provider`
@@ -193,11 +205,13 @@ def rollout_path(home, thread_id, now=None):
     now = now or datetime.now().astimezone()
     return Path(home)/'sessions'/now.strftime('%Y/%m/%d')/f"rollout-{now.strftime('%Y-%m-%dT%H-%M-%S')}-{thread_id}.jsonl"
 
+# %% ../nbs/12_codex.ipynb #d2622cc5
 def store_of(src):
     "The Codex home a rollout at `src` lives in (`<home>/sessions/YYYY/MM/DD/…`), else `codex_home()`"
     p = Path(src).resolve().parents
     return p[4] if len(p)>4 and p[3].name=='sessions' else codex_home()
 
+# %% ../nbs/12_codex.ipynb #f5fc8204
 def write_resume(src, doc, cwd=None):
     "Write a new Codex thread continuing the rollout at `src` from `doc` into the same store: `(path, argv, directory to run it in)`"
     if not (meta := rollout_meta(src)): raise ValueError(f'{src}: no session_meta record opens this rollout; Codex cannot resume a copy of it')
