@@ -29,6 +29,7 @@ def _whole_fmt(f):
     try: return record_fmt(json.loads(f.read()))
     except (ValueError, RecursionError): return None
 
+# %% ../nbs/13_sessions.ipynb #e5b60a77
 def _tally(lines, n=_tally_n):
     "How many of the first `n` records of a known format in `lines` each format has"
     c = Counter()
@@ -37,6 +38,7 @@ def _tally(lines, n=_tally_n):
         if c.total()>=n: break
     return c
 
+# %% ../nbs/13_sessions.ipynb #36aaf5eb
 def detect_format(path, n=_tally_n):
     "'claude', 'codex' or 'ipynb', from the content of the file at `path`: the format of most of its first `n` records of a known format"
     with open(path, encoding='utf-8-sig', errors='replace') as f:
@@ -57,6 +59,7 @@ class Session:
         n = f'{len(self.dlg.messages)} dialog messages' if self.dlg else f'{len(self.msgs)} msgs'
         return f'Session({str(self.path)!r}, {self.fmt}, {n}, {self.bad_lines} bad lines)'
 
+# %% ../nbs/13_sessions.ipynb #0b30fc20
 _readers = dict(claude=(read_claude, cc_boundary_mark, cc_boundary), codex=(read_codex, cx_boundary_mark, cx_boundary))
 
 def read_host(path, fmt, all=False, sidechains=False, progress=noop):
@@ -67,6 +70,7 @@ def read_host(path, fmt, all=False, sidechains=False, progress=noop):
         lines = progress(f)
         return read(lines, all, sidechains) if fmt=='claude' else read(lines, all)
 
+# %% ../nbs/13_sessions.ipynb #7f5cc348
 def read_session(path, all=False, sidechains=False, warn=True, progress=noop):
     "Read the session file at `path`, whatever its format; only what follows the host's last compaction, unless `all`; `progress` wraps its lines"
     path = Path(path).expanduser()
@@ -91,6 +95,7 @@ def _head_lines(path, n=_prompt_bytes):
     "The lines among the first `n` bytes of the file at `path` (the last may be cut: the readers skip it)"
     with open(path, 'rb') as f: return f.read(n).decode('utf-8', 'replace').splitlines()
 
+# %% ../nbs/13_sessions.ipynb #63c1ab30
 class SessionInfo:
     "A session in a host's store: `host`, `id`, `path`, `mtime`, `size`; `messages` and `first_prompt` are read when asked for"
     def __init__(self, host, id, path, mtime, size): store_attr()
@@ -112,16 +117,19 @@ def session_info(host, path):
     except OSError: return None
     return SessionInfo(host, Path(path).stem if host=='claude' else codex.rollout_id(path), Path(path), st.st_mtime, st.st_size)
 
+# %% ../nbs/13_sessions.ipynb #041d70db
 def _hosts(host):
     "The hosts to look in: `host`, or all"
     if host not in (None, *hosts): raise ValueError(f'unknown host {host!r}: use one of {", ".join(hosts)}')
     return (host,) if host else hosts
 
+# %% ../nbs/13_sessions.ipynb #791b04ea
 def _store_files(h, cwd=None):
     "Session files of host `h`: the directory `cwd`'s, or with `cwd=None` the whole store's"
     if h=='claude': return claude.claude_sessions(cwd) if cwd else sorted((claude.claude_home()/'projects').glob('*/*.jsonl'))
     return codex.codex_sessions(cwd) if cwd else codex.codex_rollouts()
 
+# %% ../nbs/13_sessions.ipynb #60e8b62d
 def find_sessions(cwd=None, host=None):
     "The sessions of directory `cwd` (default: the current one) in the Claude Code and Codex stores, or only `host`'s, newest first"
     cwd = cwd or os.getcwd()
@@ -136,18 +144,21 @@ def _places(hs, cwd=None):
     d = dict(claude=lambda: claude.project_dir(cwd) if cwd else claude.claude_home()/'projects', codex=lambda: codex.codex_home()/'sessions')
     return ' and '.join(str(d[h]()) for h in hs)
 
+# %% ../nbs/13_sessions.ipynb #36be3eaf
 def _by_id(prefix, host=None):
     "The sessions whose id starts with `prefix`, in the whole of each store; an exact id wins over longer ones"
     found = [i for h in _hosts(host) for p in _store_files(h) if (i := session_info(h, p)) and i.id.lower().startswith(prefix.lower())]
     exact = [o for o in found if o.id.lower()==prefix.lower()]
     return exact or found
 
+# %% ../nbs/13_sessions.ipynb #eb00714d
 def _newest(cwd=None, host=None):
     "The path of the newest session of `cwd`, or a `ValueError` saying where none was found"
     cwd = os.path.realpath(cwd or os.getcwd())
     if found := find_sessions(cwd, host): return found[0].path
     raise ValueError(f'no session of {cwd} found in {_places(_hosts(host), cwd)}')
 
+# %% ../nbs/13_sessions.ipynb #290e8319
 def find_session(session=None, cwd=None, host=None):
     "The session file `session` names: a path, a session or thread id, or a unique prefix of one; by default the newest of `cwd`"
     if session is None: return _newest(cwd, host)
@@ -169,6 +180,7 @@ class Command(str):
         self.argv,self.cwd = list(argv),str(cwd)
         return self
 
+# %% ../nbs/13_sessions.ipynb #183c054b
 def check_resumed(path, doc):
     "Read the new session at `path` back with our own reader: it must hold `doc` as its one message; if not, remove it and say so"
     try: s = read_session(path, warn=False)
@@ -177,6 +189,7 @@ def check_resumed(path, doc):
     Path(path).unlink(missing_ok=True)
     raise RuntimeError(f'{path}: the new session did not read back as the document ({s!r}); it was removed, the original is untouched')
 
+# %% ../nbs/13_sessions.ipynb #8243aef0
 def write_resume(session, doc, report=None, cwd=None):
     "Write a new session continuing `session` (a `Session`) from `doc` in its host's store: `(path, Command)`"
     if session.fmt=='claude': path,argv,run = claude.write_resume(session.path, doc, getattr(report, 'toks_before', 0), cwd)
@@ -197,6 +210,7 @@ def session_row(o):
     p = p if len(p)<=_prompt_w else p[:_prompt_w-1]+'…'
     return f'{o.host:<6}  {o.id:<36}  {when:<16}  {tqdm.format_sizeof(o.size, "B"):>7}  {o.messages:>8,}  {p}'
 
+# %% ../nbs/13_sessions.ipynb #a4640358
 def session_table(infos):
     "Sessions as a table under a header, one line each"
     head = f'{"host":<6}  {"id":<36}  {"last activity":<16}  {"size":>7}  {"messages":>8}  first prompt'
