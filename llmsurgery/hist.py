@@ -21,6 +21,7 @@ def _fresh_ids(msgs):
     used = {p.id for m in msgs for p in m.content if isinstance(p, (ToolUse,ToolResult))}
     return (o for n in range(10**9) if (o:=f'toolu_{n}') not in used)
 
+# %% ../nbs/00_hist.ipynb #f122a6c5
 def pair_tools(msgs):
     "Copies of `msgs` where every tool call and result has an id; a result without one takes its call's"
     fresh,todo,res = _fresh_ids(msgs),{},[]   # `todo`: unanswered calls by id, oldest first
@@ -44,6 +45,7 @@ def pair_tools(msgs):
 # %% ../nbs/00_hist.ipynb #8dbb3790
 def _turn_id(name, i): return hashlib.md5(f'{name}\x1f{i}'.encode()).hexdigest()[:8]
 
+# %% ../nbs/00_hist.ipynb #84e9d6f4
 def _turns(msgs):
     "`(user_msg, replies)` per user-led turn of `msgs`; replies before any user message get an empty user message"
     res = []
@@ -53,6 +55,7 @@ def _turns(msgs):
         else: res.append((Msg('user', []), [m]))
     return res
 
+# %% ../nbs/00_hist.ipynb #f520ab19
 def chat2dlg(msgs, name, mx=None):
     "A `Dialog` named `name` with one prompt per user-led turn of `msgs`, its reply written by `hist2fmt`"
     dlg = Dialog(name=name)
@@ -70,6 +73,7 @@ def _block(body):
     except ValueError: return None
     return d if isinstance(d, dict) else None
 
+# %% ../nbs/00_hist.ipynb #a7319efc
 def _tool_parts(d):
     "The parts `{.tool}` block dict `d` was written from: a server call alone, or a call and its result"
     kw,args = dict(id=d.get('id'), name=d.get('name')),d.get('args') or {}
@@ -77,6 +81,7 @@ def _tool_parts(d):
     if d.get('server'): return [ToolUse(**kw, arguments=args, server=True, **res)]
     return [ToolUse(**kw, arguments=args), ToolResult(**kw, **res)]
 
+# %% ../nbs/00_hist.ipynb #38d4fac7
 def _reply_parts(reply):
     "Flat parts of `reply`: `Text` per stretch of prose, `ToolUse`/`ToolResult` per `{.tool}` block, thinking dropped"
     s,res,pos = _think_re.sub('', reply or ''),[],0
