@@ -18,10 +18,13 @@ __all__ = ['dialog_doc', 'dialog_copy', 'session_doc', 'recent_sessions', 'sessi
 # %% ../nbs/30_skill.ipynb #9f0f4317
 from pathlib import Path
 from contextlib import contextmanager
+from inspect import signature
+from typing import Annotated
+from fastcore.meta import delegates
 from pyskills.core import allow, PosAllowPolicy
 from aidialog.ipynb import write_ipynb
 from .files import atomic_write, read_regular
-from .render import Policy
+from .render import Policy, compact_policy
 from .sessions import read_session, find_session, find_sessions, write_resume, Command, session_table
 from .document import compact_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
@@ -72,38 +75,46 @@ def _out(out, src, overwrite=False):
 # %% ../nbs/30_skill.ipynb #ae334a49
 __pyskill_params__ = dict(budgets=['user_toks', 'asst_toks', 'call_toks', 'result_toks'])
 
-def _pol(**kw):
-    "The checked `Policy` of the budgets a tool was given (None: the library's default)"
+def _budget(k, what):
+    "`int`, documented as `what` and the `compact_policy` value for `k` that `None` stands for"
+    return Annotated[int, f'{what} (None: {compact_policy[k]})']
+
+def _budgets(
+    last_n:_budget('last_n', 'How many final messages to keep whole')=None,
+    user_toks:_budget('user_toks', 'Token budget for a user message')=None,
+    asst_toks:_budget('asst_toks', 'Token budget for assistant prose')=None,
+    call_toks:_budget('call_toks', 'Token budget for a tool call')=None,
+    result_toks:_budget('result_toks', 'Token budget for a tool result')=None,
+):
+    "The budgets a tool takes, by `delegates(_budgets)`; `None` is `compact_policy`'s"
+
+def _pol(f, kw):
+    "The checked `Policy` of the budgets `kw` that tool `f` was given; a TypeError, as Python's own, for a name `f` does not take"
+    if bad := [k for k in kw if k not in signature(f).parameters]: raise TypeError(f'{f.__name__}() got an unexpected keyword argument {bad[0]!r}')
     with _plain(): return Policy(**kw)
 
 # %% ../nbs/30_skill.ipynb #056d44ae
+@delegates(_budgets, but='last_n')
 def dialog_doc(
     path:str, # The dialog notebook (.ipynb) to compact; it is only read
     notes:str='', # Notes for the continuation, added after the conversation
-    user_toks:int=None, # Token budget for a user message (None: 2000)
-    asst_toks:int=None, # Token budget for assistant prose (None: 150)
-    call_toks:int=None, # Token budget for a tool call (None: 60)
-    result_toks:int=None, # Token budget for a tool result (None: 35)
+    **kwargs
 )->str: # The continuation document
     "The whole dialog at `path` as one continuation document: notes and prompts between `§`, replies between `»`, code fenced with its output"
-    s = _session(path, 'dialog')
-    pol = _pol(user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
+    pol,s = _pol(dialog_doc, kwargs),_session(path, 'dialog')
     with _plain(): return str(compact_dialog(s, str(s.path.resolve()), notes, **pol)[0])
 
 # %% ../nbs/30_skill.ipynb #63252001
+@delegates(_budgets, but='last_n')
 def dialog_copy(
     path:str, # The dialog notebook (.ipynb) to compact; it is only read
     out:str, # Where to write the compacted copy: a new .ipynb file in an existing folder
     overwrite:bool=False, # Replace `out` if it already exists (never `path` itself)
-    user_toks:int=None, # Token budget for a user message (None: 2000)
-    asst_toks:int=None, # Token budget for assistant prose (None: 150)
-    call_toks:int=None, # Token budget for a tool call (None: 60)
-    result_toks:int=None, # Token budget for a tool result (None: 35)
+    **kwargs
 )->str: # The path of the copy written
     "Write to `out` a copy of the dialog at `path` in which each prompt's question is capped and its reply re-rendered in the notation; notes and code stay as they are"
-    s = _session(path, 'dialog')
+    pol,s = _pol(dialog_copy, kwargs),_session(path, 'dialog')
     o = _out(out, s.path, overwrite)
-    pol = _pol(user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
     with _plain(): return str(atomic_write(o, write_ipynb(s.dlg.compact(**pol.budgets._asdict())), exclusive=not overwrite))
 
 # %% ../nbs/30_skill.ipynb #271af8f3
@@ -121,14 +132,14 @@ def _found(session=None, cwd=None, host=None):
     return p
 
 # %% ../nbs/30_skill.ipynb #352c8816
-def _compact(s, max_toks=None, notes='', since=None, **pol):
-    "The continuation document of `Session` `s`, by `compact_doc`"
-    pol = _pol(**pol)
+def _compact(s, pol, max_toks=None, notes='', since=None):
+    "The continuation document of `Session` `s` with checked `Policy` `pol`, by `compact_doc`"
     with _plain():
         earlier = read_regular(_file(since, 'continuation document')).decode('utf-8', 'replace') if since else None
         return compact_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, cwd=s.cwd, **pol)
 
 # %% ../nbs/30_skill.ipynb #e3a05fec
+@delegates(_budgets)
 def session_doc(
     session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`: compact the newest session of this project directory (None: the current directory)
@@ -137,15 +148,11 @@ def session_doc(
     notes:str='', # Notes for the continuation, added after the conversation
     since:str=None, # Path of an earlier continuation document of this session: its body is kept verbatim and only what came after is compacted
     all:bool=False, # Include what precedes the host's own last compaction of the session
-    last_n:int=None, # How many final messages to keep whole (None: 5)
-    user_toks:int=None, # Token budget for a user message (None: 2000)
-    asst_toks:int=None, # Token budget for assistant prose (None: 150)
-    call_toks:int=None, # Token budget for a tool call (None: 60)
-    result_toks:int=None, # Token budget for a tool result (None: 35)
+    **kwargs
 )->str: # The continuation document
     "The continuation document of a session: the oldest turns are dropped and the rest cut to fit `max_toks`; it ends naming the session file"
-    s = _session(_found(session, cwd, host), 'transcript', all)
-    return str(_compact(s, max_toks, notes, since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks))
+    pol,s = _pol(session_doc, kwargs),_session(_found(session, cwd, host), 'transcript', all)
+    return str(_compact(s, pol, max_toks, notes, since))
 
 # %% ../nbs/30_skill.ipynb #e064769a
 def recent_sessions(
@@ -159,6 +166,7 @@ def recent_sessions(
     return session_table(infos[:n])
 
 # %% ../nbs/30_skill.ipynb #e9ebe3e5
+@delegates(_budgets)
 def session_report(
     session:str=None, # A session file (JSONL), its id, or a dialog notebook (.ipynb); it is only read
     cwd:str=None, # As in `session_doc`
@@ -166,24 +174,20 @@ def session_report(
     max_toks:int=None, # As in `session_doc`; not for a dialog
     since:str=None, # As in `session_doc`; not for a dialog
     all:bool=False, # As in `session_doc`
-    last_n:int=None, # As in `session_doc`
-    user_toks:int=None, # Token budget for a user message (None: 2000)
-    asst_toks:int=None, # Token budget for assistant prose (None: 150)
-    call_toks:int=None, # Token budget for a tool call (None: 60)
-    result_toks:int=None, # Token budget for a tool result (None: 35)
+    **kwargs
 )->str: # One summary line, then the counts one per line (for a dialog, the summary line alone)
     "What compacting a session with these settings keeps: messages and turns read, dropped and cut, tool calls, tokens before and after"
-    pol = dict(last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
-    s = _session(_found(session, cwd, host), None, all)
+    pol,s = _pol(session_report, kwargs),_session(_found(session, cwd, host), None, all)
     if s.fmt=='ipynb':
         if max_toks or since: raise ValueError('max_toks and since apply to session files, not dialogs: leave them out')
-        with _plain(): return compact_dialog(s, str(s.path.resolve()), **_pol(**pol))[1]
-    doc = _compact(s, max_toks, '', since, **pol)
+        with _plain(): return compact_dialog(s, str(s.path.resolve()), **pol)[1]
+    doc = _compact(s, pol, max_toks, '', since)
     with _plain(): r = compaction_report(s.msgs, doc, host_toks=s.host_toks, host=s.host)
     prior = [f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:"] if doc.prior else []
     return '\n'.join(prior + [report_line(r), report_table(r)])
 
 # %% ../nbs/30_skill.ipynb #cf87ea1f
+@delegates(_budgets)
 def resume_session(
     session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`, continue the newest session of this project directory (None: the current directory); the new session runs there
@@ -192,15 +196,11 @@ def resume_session(
     notes:str='', # As in `session_doc`
     since:str=None, # As in `session_doc`
     all:bool=False, # As in `session_doc`
-    last_n:int=None, # As in `session_doc`
-    user_toks:int=None, # Token budget for a user message (None: 2000)
-    asst_toks:int=None, # Token budget for assistant prose (None: 150)
-    call_toks:int=None, # Token budget for a tool call (None: 60)
-    result_toks:int=None, # Token budget for a tool result (None: 35)
+    **kwargs
 )->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` when it must run elsewhere)
     "Write a new session in the host's store that opens with the continuation document of `session`, and give the command that resumes it"
-    s = _session(_found(session, cwd, host), 'transcript', all)
-    doc = _compact(s, max_toks, notes, since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
+    pol,s = _pol(resume_session, kwargs),_session(_found(session, cwd, host), 'transcript', all)
+    doc = _compact(s, pol, max_toks, notes, since)
     with _plain():
         r = compaction_report(s.msgs, doc, exact=False, host_toks=s.host_toks, host=s.host)
         c = write_resume(s, doc, r, _dir(cwd))[1]

@@ -1,5 +1,5 @@
 "The `llmsurgery.skill` pyskill: found by `list_pyskills()`, rendered by `doc()`, its tools registered, and each tool end to end"
-import ast, inspect, json, os, subprocess, sys, warnings
+import ast, inspect, json, os, re, subprocess, sys, warnings
 from pathlib import Path
 import pytest
 import pyskills
@@ -10,6 +10,7 @@ from llmsurgery.skill import dialog_doc, dialog_copy, session_doc, recent_sessio
 from llmsurgery.sessions import read_session
 from llmsurgery.hist import chat2dlg
 from llmsurgery.toks import len_toks
+from llmsurgery.render import compact_policy
 from llmsurgery import claude
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +41,24 @@ def test_doc():
         f = getattr(sk, t)
         assert pyskills.doc(f).startswith(f'def {t}(') and f.__doc__ in pyskills.doc(f)
         assert all(docments(f).values()) and set(docments(f)) == {*inspect.signature(f).parameters, 'return'}
+
+BUDGET_DOCS = dict(last_n='How many final messages to keep whole', user_toks='Token budget for a user message',
+                   asst_toks='Token budget for assistant prose', call_toks='Token budget for a tool call', result_toks='Token budget for a tool result')
+
+@pytest.mark.parametrize('t', sorted(TOOLS - {'recent_sessions'}))
+def test_budgets_in_doc(t):
+    "Each budgeted tool's `doc()` shows every budget it takes on its own line: typed, None by default, its doc comment naming the default"
+    f,d = getattr(sk, t),pyskills.doc(getattr(sk, t))
+    names = [k for k in BUDGET_DOCS if not (t.startswith('dialog') and k=='last_n')]   # a dialog keeps no tail whole
+    for k in names:
+        assert re.search(rf'^ +(\*, )?{k}:int=None, # {re.escape(BUDGET_DOCS[k])} \(None: {compact_policy[k]}\)$', d, re.M), (t, k)
+        assert inspect.signature(f).parameters[k].default is None
+    assert ('last_n' in d) == (not t.startswith('dialog'))
+
+def test_unknown_budget():
+    "A budget a tool does not take fails as for any function, before anything is read"
+    with pytest.raises(TypeError, match="dialog_doc\\(\\) got an unexpected keyword argument 'last_n'"): dialog_doc('missing.ipynb', last_n=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'usr_toks'"): session_doc('missing.jsonl', usr_toks=3)
 
 def test_registered():
     "Importing the skill registers exactly its tools, all under the skill module, and nothing else"
