@@ -24,15 +24,18 @@ def first_prompt(msgs):
     "The first user message the person typed (neither plumbing nor injected by the host), or None"
     return first(msgs, lambda m: m.role=='user' and substantive(m) and not is_injected_msg(m))
 
+# %% ../nbs/07_state.ipynb #c6a94f35
 def host_summary(msgs):
     "The host's compaction summary when it opens `msgs` (the only trace of what came before), else None"
     m = first(msgs, lambda m: m.role=='user' and substantive(m))
     return m if m is not None and is_summary_text(m.text) else None
 
+# %% ../nbs/07_state.ipynb #c24b83a9
 def tool_calls(msgs):
     "The tool-use parts of the assistant messages in `msgs`, in order"
     return [p for m in msgs if m.role=='assistant' for p in m.content if isinstance(p, ToolUse)]
 
+# %% ../nbs/07_state.ipynb #2f236746
 def tool_results(msgs):
     "The tool-result parts in `msgs`, in order"
     return [p for m in msgs for p in m.content if isinstance(p, ToolResult)]
@@ -43,11 +46,16 @@ def _items(xs, key):
     return [f"[{o.get('status', '?')}] {o.get(key, '')}" for o in xs or [] if isinstance(o, dict)]
 
 def todo_text(a): return '\n'.join(_items(a.get('todos'), 'content'))
+
+# %% ../nbs/07_state.ipynb #2ac9585a
 def exit_plan_text(a): return a.get('plan') if isinstance(a.get('plan'), str) else ''
+
+# %% ../nbs/07_state.ipynb #18ac371f
 def update_plan_text(a):
     "A Codex `update_plan`: its explanation, then its steps"
     return '\n'.join(([a['explanation']] if isinstance(a.get('explanation'), str) else []) + _items(a.get('plan'), 'step'))
 
+# %% ../nbs/07_state.ipynb #f0e836f1
 plan_tools = dict(TodoWrite=('Todo list', todo_text), ExitPlanMode=('Plan', exit_plan_text), update_plan=('Plan', update_plan_text))
 
 def latest_plans(msgs):
@@ -67,10 +75,12 @@ def changed_paths(p):
     if p.name in edit_tools: return [o for o in (a.get('file_path') or a.get('notebook_path'),) if isinstance(o, str)]
     return _patch_re.findall(str(a.get('input') or a.get('patch') or '')) if p.name=='apply_patch' else []
 
+# %% ../nbs/07_state.ipynb #b57603a3
 def files_changed(msgs, cwd=None):
     "`Counter` of the files the calls in `msgs` changed, in order of first change, relative to `cwd`"
     return Counter(rel_path(o.strip(), cwd) for p in tool_calls(msgs) for o in changed_paths(p))
 
+# %% ../nbs/07_state.ipynb #1b50e0bd
 _commit_re = re.compile(r'^\[[^\]\n]* ([0-9a-f]{7,40})\] (.+)$', re.MULTILINE)
 
 def commits(msgs):
@@ -86,6 +96,7 @@ def last_error(msgs):
     if i is None or any(r.name==rs[i].name and not is_error_result(as_text(r.text)) for r in rs[i+1:]): return None
     return rs[i].name, as_text(rs[i].text)
 
+# %% ../nbs/07_state.ipynb #7c71b7fb
 def last_words(msgs):
     "The text of the last assistant text part in `msgs`, or None"
     return first(p.text for m in reversed(msgs) if m.role=='assistant' for p in reversed(m.content) if isinstance(p, Text) and says(p, 'assistant'))
@@ -95,6 +106,7 @@ def one_line(s):
     "`s` with its non-blank lines joined by ` ¶ `"
     return ' ¶ '.join(l.strip() for l in s.splitlines() if l.strip())
 
+# %% ../nbs/07_state.ipynb #325603ff
 def state_facts(msgs, cwd=None):
     "`[(label, text, kind)]`: the state facts of `msgs`, paths relative to `cwd`; `kind` says how `render_state` budgets each"
     res = [('Working directory', f'`{cwd}`; paths inside it are written relative to it', None)] if cwd else []
@@ -107,6 +119,7 @@ def state_facts(msgs, cwd=None):
     if w := last_words(msgs): res.append(('Last assistant message', w, 'asst'))
     return res
 
+# %% ../nbs/07_state.ipynb #b6e6d292
 def _scale(n, k): return None if n is None else k*n
 
 _fact_fmts = dict(task=lambda t: f'§ {t} §', summary=lambda t: f'§ {t} §', asst=lambda t: f'» {t} »')
@@ -117,10 +130,12 @@ def render_fact(s, kind, b):
     n = None if kind is None else _scale(b.asst_toks, 4) if kind in ('asst', 'summary') else b.user_toks
     return fit_text(one_line(s), n, _fact_fmts.get(kind, noop))
 
+# %% ../nbs/07_state.ipynb #4c610098
 def render_state(facts, b):
     "The state section: one `- label: text` line per fact of `state_facts`, rendered with `Budgets` `b`"
     return '\n'.join(f'- {k}: {v}' for k,s,kind in facts if (v := render_fact(s, kind, b)))
 
+# %% ../nbs/07_state.ipynb #76928f12
 def compact_state(msgs, b=None, cwd=None):
     "The state section of `msgs`, rendered with `Budgets` `b` (default: unlimited)"
     return render_state(state_facts(msgs, cwd), ifnone(b, Budgets.unlimited()))
