@@ -71,6 +71,7 @@ def _dlg_msg(m, pol, enc):
                       compact_reply(m.ai_res, pol['asst_toks'], pol['call_toks'], pol['result_toks'], enc, mark='»')])
     return compact_text(m.content, '§', None, enc) if m.content.strip() else ''
 
+# %% ../nbs/05_dialogs.ipynb #d3ad36d2
 def dlg2compact(dlg, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None):
     "Render a whole dialog as one compact document, breaking turns after each prompt"
     pol,turns,cur = Policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks),[],[]
@@ -85,6 +86,7 @@ def _dlg_toks(dlg):
     "Tokens in a dialog's messages and replies"
     return sum(len_toks(m.content) + len_toks(m.ai_res) for m in dlg.messages)
 
+# %% ../nbs/05_dialogs.ipynb #6fb214a5
 def compact_dialog(s, path, notes='', in_place_copy=None, **pol):
     "The continuation document for dialog session `s`, and one report line; optionally a compacted copy at `in_place_copy`"
     before,pol = _dlg_toks(s.dlg),{k:v for k,v in pol.items() if k!='last_n'}   # a dialog has no tail to keep whole
