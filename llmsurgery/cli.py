@@ -41,6 +41,7 @@ from .files import atomic_write, read_regular
 
 # %% ../nbs/20_cli.ipynb #fb0f323e
 big_file = 4_000_000
+_bar_step = 1<<20   # the bar moves a megabyte at a time: tqdm's update per line would cost more than parsing it
 
 def progress_bar(path, file=None, disable=None):
     "A tqdm bar on stderr for reading the session at `path`, or None when the file is small"
@@ -51,8 +52,9 @@ def progress_bar(path, file=None, disable=None):
 def bar_lines(bar):
     "A `read_session` progress wrapper that advances `bar` by each line's length"
     def wrap(lines):
+        n = 0
         for l in lines:
-            bar.update(len(l))
+            if (n := n+len(l))>=_bar_step: bar.update(n); n = 0
             yield l
         bar.update(max(bar.total-bar.n, 0))
     return wrap if bar else noop

@@ -11,12 +11,14 @@ __all__ = ['call_renderers', 'compact_policy', 'turn_sep', 'boilerplate', 'done_
            'compact_user', 'compact_asst_part', 'compact_asst', 'compact_tool', 'compact_msg', 'Budgets', 'min_budgets',
            'Policy', 'Compacted', 'as_msg', 'turn_starts', 'tail_idxs', 'render_msg', 'turns_of', 'join_turns',
            'chat_stats', 'policy_chat', 'DocStyle', 'doc_style', 'rel_path', 'head_text', 'doc_args', 'doc_call',
-           'is_boilerplate', 'is_error_result', 'err_toks', 'error_result', 'whole_cut', 'doc_result']
+           'is_boilerplate', 'is_error_result', 'err_toks', 'CutLines', 'KeptToks', 'error_result', 'whole_cut',
+           'doc_result']
 
 # %% ../nbs/02_render.ipynb #15512a1b
 import ast, re
 from collections import namedtuple
 from functools import cache
+from itertools import chain
 from fastcore.utils import *
 from fastcore.script import set_ctx
 from aidialog.msg_parts import Msg, Text, Thinking, Refusal, Media, ToolUse, ToolResult, mk_msg, tool_text
@@ -319,10 +321,10 @@ def head_text(s, max_toks, fmt=noop, enc=None, mark=' …'):
     "`fmt(s)` within `max_toks` tokens, or `fmt` of the longest head of `s` followed by `mark`; '' if nothing fits"
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
     h = s[:_head_chars*(n+2)]
-    fits = lambda r: len_toks(r, enc)<=n
+    fits = lambda r: within_toks(r, n, enc)
     if len(h)==len(s) and fits(r := fmt(s)): return r
     if not fits(fmt(mark)): return ''
-    t = enc_toks(h, enc)
+    t = head_toks(h, n, enc)
     head = lambda k: enc.decode_bytes(t[:k]).decode('utf-8', 'ignore')   # a character split at the edge is left out
     lo,hi = 0,min(n, len(t))
     while lo<hi:
@@ -374,10 +376,20 @@ def err_toks(n):
     "The budget of an error result where an ordinary result gets `n`"
     return None if n is None else 4*n+40
 
-def _picks(ls):
-    "Which of lines `ls` an error cut keeps, most wanted first: the first, each diagnostic line and the line after it, then the rest in order"
-    ds = [i for i,l in enumerate(ls) if i and _diag_re.search(l)]   # `error_result` clipped the text to its budget first
-    return list(dict.fromkeys([0] + [j for i in ds for j in (i, i+1) if j<len(ls)] + list(range(1, min(len(ls), 24)))))[:32]
+_most_picks = 32
+
+def _distinct(xs, k):
+    "The first `k` distinct items of iterable `xs`, in order, reading no further"
+    seen = {}
+    for x in xs:
+        seen[x] = None
+        if len(seen)>=k: break
+    return list(seen)
+
+def _picks(n, diag):
+    "Which of `n` lines an error cut keeps, most wanted first: the first, each line `diag` flags and the line after it, then the rest in order"
+    ds = (j for i in range(1, n) if diag(i) for j in (i, i+1) if j<n)   # `error_result` clipped the text to its budget first
+    return _distinct(chain([0], ds, range(1, min(n, 24))), _most_picks) if n else []
 
 # %% ../nbs/02_render.ipynb #583cdc18
 def _join_kept(ls, kept):
@@ -386,18 +398,40 @@ def _join_kept(ls, kept):
     for a,b in zip([None]+ks, ks): res += ls[b] if a is None else (' ¶ ' if b==a+1 else ' … ')+ls[b]
     return res+(' …' if ks and ks[-1]<len(ls)-1 else '')
 
+class CutLines:
+    "Result lines, each cut by `head_text` to `per` tokens when first looked at"
+    def __init__(self, ls, per, enc): self.raw,self.per,self.enc,self.cut = ls,per,enc,{}
+    def __len__(self): return len(self.raw)
+    def __getitem__(self, i):
+        if i not in self.cut: self.cut[i] = head_text(self.raw[i], self.per, enc=self.enc)
+        return self.cut[i]
+    def diag(self, i):
+        "Does line `i`, as cut, say what went wrong? A head never names a failure its whole line does not"
+        return bool(_diag_re.search(self.raw[i])) and bool(_diag_re.search(self[i]))
+
+class KeptToks:
+    "Tokens of `_result_fmt(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"
+    def __init__(self, ls, enc): self.ls,self.enc,self.parts,self.end = ls,enc,{},len_toks(' …', enc)
+    def part(self, sep, i):
+        "Tokens of line `i` with the separator before it, each counted once"
+        if (sep,i) not in self.parts: self.parts[sep,i] = len_toks(sep+self.ls[i], self.enc)
+        return self.parts[sep,i]
+    def __call__(self, ks):
+        ks = sorted(ks)
+        n = self.part('> ', ks[0]) + sum(self.part(' ¶ ' if b==a+1 else ' … ', b) for a,b in zip(ks, ks[1:]))
+        return n + (self.end if ks[-1]<len(self.ls)-1 else 0)
+
 def error_result(s, max_toks, enc=None):
     "An error result within `max_toks`: whole, or its first line and diagnostic lines (each cut to a share), the rest left out"
     if max_toks is None: return compact_result(s, None, enc)
     n,s = max(int(max_toks), 0),clip_ends(as_text(s), 4*max_toks, '\n…\n')
     ls = [l.strip() for l in _result_prep(s).split(' ¶ ') if l.strip()]
-    if len_toks(r := _result_fmt(' ¶ '.join(ls)), enc)<=n: return r
-    per = max(24, n//3)
-    ls = [head_text(l, per, enc=enc) for l in ls]   # a diagnostic line says what went wrong at its start
-    kept,best = [],compact_result(s, n, enc)
-    for i in _picks(ls):
-        if len_toks(r := _result_fmt(_join_kept(ls, kept+[i])), enc)<=n: kept,best = kept+[i],r
-    return best
+    if within_toks(r := _result_fmt(' ¶ '.join(ls)), n, enc): return r
+    ls = CutLines(ls, max(24, n//3), enc)   # a diagnostic line says what went wrong at its start
+    kept,toks = [],KeptToks(ls, enc)
+    for i in _picks(len(ls), ls.diag):
+        if toks(kept+[i])<=n: kept = kept+[i]
+    return _result_fmt(_join_kept(ls, kept)) if kept else compact_result(s, n, enc)
 
 # %% ../nbs/02_render.ipynb #668b0233
 def whole_cut(w, max_toks, id=None, enc=None):

@@ -6,7 +6,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/toks.html.md"""
 
 # %% auto #0
 __all__ = ['o200k_sha256', 'o200k_ranks', 'compact_enc', 'enc_toks', 'len_toks', 'clip_ends', 'count_cuts', 'reuse_windows',
-           'within_toks', 'fit_text', 'trunctoks_mid', 'as_text']
+           'fit_text', 'piece_cut', 'within_toks', 'head_toks', 'trunctoks_mid', 'as_text']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
 import base64, binascii, gzip, hashlib, os, re, tempfile, threading
@@ -145,9 +145,6 @@ def _bytes_within(s, n):
     "Is `s` within `n` tokens by its UTF-8 length alone? o200k never makes more tokens than a text has bytes"
     return len(s)<=n and len(s.encode('utf-8', 'surrogatepass'))<=n
 
-def within_toks(s, n, enc=None):
-    "Is `s` within `n` tokens? Its UTF-8 length decides when it can, so a short text is not tokenized"
-    return _bytes_within(s, n) or len_toks(s, enc)<=n
 
 @lru_cache(maxsize=4096)
 def _len_short(s, enc):
@@ -173,6 +170,26 @@ def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
         else: hi = k-1
         k = (lo+hi+1)//2
     return best
+
+# %% ../nbs/01_toks.ipynb #b7d3f9a4
+_piece_space = re.compile(r'(?<=\S) ')   # a space after a non-space starts an o200k piece
+_scan = 6   # characters per token a head is given before it is counted on its own
+
+def piece_cut(s, i):
+    "The first index at or after `i` where an o200k piece of `s` surely starts, or None"
+    return m.start() if (m := _piece_space.search(s, i)) else None
+
+def within_toks(s, n, enc=None):
+    "Is `s` within `n` tokens? Its length decides where it can; else a head past what `n` tokens span is counted first, the rest only if still within"
+    if _bytes_within(s, n): return True
+    if len(s)>_tokmax*n: return False   # no token spans more than 128 bytes
+    if len(s)<=_scan*(n+1) or (j := piece_cut(s, _scan*(n+1))) is None: return len_toks(s, enc)<=n
+    return (k := len_toks(s[:j], enc))<=n and k+len_toks(s[j:], enc)<=n
+
+def head_toks(s, n, enc=None):
+    "Tokens of `s`, or of a head of `s` ending at a piece start, as long as they hold its first `n` tokens"
+    if (j := piece_cut(s, _scan*(n+1))) is not None and len(t := enc_toks(s[:j], enc))>=n: return t
+    return enc_toks(s, enc)
 
 # %% ../nbs/01_toks.ipynb #e6ae87b8
 def trunctoks_mid(s, max_toks, enc=None, mark=' … '):

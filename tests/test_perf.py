@@ -111,3 +111,43 @@ def test_report_line_takes_the_hosts_count():
     exact = compaction_report(s.msgs, doc, host_toks=s.host_toks, host=s.host)
     assert exact.before_by == 'o200k' and exact.toks_after == r.toks_after == len_toks(doc)
     assert "tokens before (Claude Code's count): " in report_table(exact)
+
+# --- the error cut counts lines once and cuts only the lines it looks at: the same result as before ---
+from llmsurgery.render import error_result, head_text, compact_result, _result_prep, _result_fmt, _join_kept, _diag_re
+from llmsurgery.toks import clip_ends
+
+def error_result_before(s, max_toks, enc=None):
+    "`error_result` as it was before the speed-up: every line cut, every join counted whole"
+    if max_toks is None: return compact_result(s, None, enc)
+    n,s = max(int(max_toks), 0),clip_ends(s, 4*max_toks, '\n…\n')
+    ls = [l.strip() for l in _result_prep(s).split(' ¶ ') if l.strip()]
+    if len_toks(r := _result_fmt(' ¶ '.join(ls)), enc)<=n: return r
+    ls = [head_text(l, max(24, n//3), enc=enc) for l in ls]
+    ds = [i for i,l in enumerate(ls) if i and _diag_re.search(l)]
+    picks = list(dict.fromkeys([0] + [j for i in ds for j in (i, i+1) if j<len(ls)] + list(range(1, min(len(ls), 24)))))[:32] if ls else []
+    kept,best = [],compact_result(s, n, enc)
+    for i in picks:
+        if len_toks(r := _result_fmt(_join_kept(ls, kept+[i])), enc)<=n: kept,best = kept+[i],r
+    return best
+
+words = st.sampled_from(['error', 'Error:', 'FAILED', 'Traceback', 'E', 'assert', 'x', '  ', '¶', '…', '家族', '👩\u200d👧', '12345',
+                         'ok', '/usr/lib/x.py', '(foo)', "it's", '\t', '-'*40, 'a'*300, 'no such file'])
+lines = st.lists(words, max_size=30).map(' '.join)
+err_texts = st.lists(lines, min_size=1, max_size=120).map(lambda ls: 'Error: Exit code 1\n' + '\n'.join(ls))
+
+@given(err_texts, st.integers(0, 400))
+@settings(deadline=None)
+def test_error_result_as_before(s, n):
+    assert error_result(s, n) == error_result_before(s, n)
+
+@pytest.mark.parametrize('path', reals, ids=lambda p: p.name)
+def test_error_results_of_real_sessions_as_before(path):
+    "Every error result of the real sessions, at several budgets, cut exactly as before"
+    from llmsurgery.render import is_error_result, as_text
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        ts = [as_text(p.text) for m in read_session(path, all=True).msgs for p in m.content if m.role=='tool']
+    errs = [t for t in ts if is_error_result(t)]
+    assert errs or path.name in ('short.jsonl', 'subagent.jsonl', 'tool_heavy.jsonl')
+    for t in errs:
+        for n in (0, 30, 180, 600): assert error_result(t, n) == error_result_before(t, n)
