@@ -46,7 +46,7 @@ def compact_text(s, mark, max_toks, enc=None):
 # %% ../nbs/02_render.ipynb #13bd0b4e
 def _lines(s):
     "The non-blank lines of `s` joined with ` ¶ `"
-    return ' ¶ '.join(l for l in s.splitlines() if l.strip())
+    return ' ¶ '.join(filter(str.strip, s.splitlines()))
 
 _state_tags = 'warn', 'note', 'system-reminder'
 def _result_prep(s): return _lines(drop_blocks(s, _state_tags))
@@ -317,21 +317,20 @@ def rel_path(s, cwd):
 # %% ../nbs/02_render.ipynb #9c5f69d6
 _head_chars = 128   # no o200k token spans more than 128 characters
 
-def head_text(s, max_toks, fmt=noop, enc=None, mark=' …'):
-    "`fmt(s)` within `max_toks` tokens, or `fmt` of the longest head of `s` followed by `mark`; '' if nothing fits"
+def head_text(s, max_toks, lead='', enc=None, mark=' …'):
+    "`lead+s` within `max_toks` tokens, or `lead`, the longest head of `s` and `mark`; '' if nothing fits"
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
     h = s[:_head_chars*(n+2)]
-    fits = lambda r: within_toks(r, n, enc)
-    if len(h)==len(s) and fits(r := fmt(s)): return r
-    if not fits(fmt(mark)): return ''
-    t = head_toks(h, n, enc)
+    if len(h)==len(s) and within_toks(r := lead+s, n, enc): return r
+    if not within_toks(lead+mark, n, enc): return ''
+    t,count = head_toks(h, n, enc),HeadToks(lead+h, enc)
     head = lambda k: enc.decode_bytes(t[:k]).decode('utf-8', 'ignore')   # a character split at the edge is left out
     lo,hi = 0,min(n, len(t))
-    while lo<hi:
+    while lo<hi:   # the head's tokens before its last piece start are counted once for the whole search
         k = (lo+hi+1)//2
-        if fits(fmt(head(k)+mark)): lo = k
+        if count(len(lead)+len(head(k)), mark)<=n: lo = k
         else: hi = k-1
-    return fmt(head(lo)+mark)
+    return lead+head(lo)+mark
 
 # %% ../nbs/02_render.ipynb #e4425064
 _path_args = 'file_path', 'notebook_path', 'path'
@@ -347,10 +346,10 @@ def doc_call(p, max_toks, enc=None):
     name,args = str(ifnone(p.name, '?')),doc_args(p.arguments, _style.get().cwd)
     f,key = call_renderers.get(name) or call_renderers.get(name.rsplit('.', 1)[-1]) or (None,None)
     if f and isinstance(args, dict) and isinstance(args.get(key), str):
-        if f is bash_call and max_toks is not None: return head_text(_lines(args[key]), max_toks, lambda b: f'! {b}', enc)
+        if f is bash_call and max_toks is not None: return head_text(_lines(args[key]), max_toks, '! ', enc)
         return f(args[key], max_toks, enc)
     if max_toks is None: return generic_call(name, args, None, enc)
-    return head_text(f'{name}({_args(args, max(int(max_toks), 0))})', max_toks, lambda b: f'▶ {b}', enc)
+    return head_text(f'{name}({_args(args, max(int(max_toks), 0))})', max_toks, '▶ ', enc)
 
 # %% ../nbs/02_render.ipynb #23aa4d49
 boilerplate = tuple(re.compile(o, re.DOTALL) for o in (
@@ -366,6 +365,7 @@ def is_boilerplate(s):
 
 # %% ../nbs/02_render.ipynb #22c1827e
 _diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
+_diag_lines_re = re.compile(_diag_re.pattern.replace(r'^E\s', r'^E[^\S\n]'), re.MULTILINE)   # the same, on lines joined by newlines
 _failed_re = re.compile(r'\s*(?:error|<tool_use_error>|exit code:? *[1-9])', re.IGNORECASE)
 
 def is_error_result(s):
@@ -386,9 +386,9 @@ def _distinct(xs, k):
         if len(seen)>=k: break
     return list(seen)
 
-def _picks(n, diag):
-    "Which of `n` lines an error cut keeps, most wanted first: the first, each line `diag` flags and the line after it, then the rest in order"
-    ds = (j for i in range(1, n) if diag(i) for j in (i, i+1) if j<n)   # `error_result` clipped the text to its budget first
+def _picks(n, flagged):
+    "Which of `n` lines an error cut keeps, most wanted first: the first, each line in `flagged` (in order) and the line after it, then the rest in order"
+    ds = (j for i in flagged if i for j in (i, i+1) if j<n)   # `error_result` clipped the text to its budget first
     return _distinct(chain([0], ds, range(1, min(n, 24))), _most_picks) if n else []
 
 # %% ../nbs/02_render.ipynb #583cdc18
@@ -405,9 +405,13 @@ class CutLines:
     def __getitem__(self, i):
         if i not in self.cut: self.cut[i] = head_text(self.raw[i], self.per, enc=self.enc)
         return self.cut[i]
-    def diag(self, i):
-        "Does line `i`, as cut, say what went wrong? A head never names a failure its whole line does not"
-        return bool(_diag_re.search(self.raw[i])) and bool(_diag_re.search(self[i]))
+    def flagged(self):
+        "Indices of the lines, in order, that say what went wrong, as cut: only a line whose whole text does can (found in one scan)"
+        txt,i,at,last = '\n'.join(self.raw),0,0,None
+        for m in _diag_lines_re.finditer(txt):
+            i,at = i+txt.count('\n', at, m.start()),m.start()
+            if i!=last and _diag_re.search(self[i]): yield i
+            last = i
 
 class KeptToks:
     "Tokens of `_result_fmt(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"
@@ -425,11 +429,11 @@ def error_result(s, max_toks, enc=None):
     "An error result within `max_toks`: whole, or its first line and diagnostic lines (each cut to a share), the rest left out"
     if max_toks is None: return compact_result(s, None, enc)
     n,s = max(int(max_toks), 0),clip_ends(as_text(s), 4*max_toks, '\n…\n')
-    ls = [l.strip() for l in _result_prep(s).split(' ¶ ') if l.strip()]
+    ls = [l for l in map(str.strip, _result_prep(s).split(' ¶ ')) if l]
     if within_toks(r := _result_fmt(' ¶ '.join(ls)), n, enc): return r
     ls = CutLines(ls, max(24, n//3), enc)   # a diagnostic line says what went wrong at its start
     kept,toks = [],KeptToks(ls, enc)
-    for i in _picks(len(ls), ls.diag):
+    for i in _picks(len(ls), ls.flagged()):
         if toks(kept+[i])<=n: kept = kept+[i]
     return _result_fmt(_join_kept(ls, kept)) if kept else compact_result(s, n, enc)
 

@@ -6,7 +6,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/toks.html.md"""
 
 # %% auto #0
 __all__ = ['o200k_sha256', 'o200k_ranks', 'compact_enc', 'enc_toks', 'len_toks', 'clip_ends', 'count_cuts', 'reuse_windows',
-           'fit_text', 'piece_cut', 'within_toks', 'head_toks', 'trunctoks_mid', 'as_text']
+           'fit_text', 'piece_cut', 'within_toks', 'last_piece_start', 'HeadToks', 'head_toks', 'trunctoks_mid',
+           'as_text']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
 import base64, binascii, gzip, hashlib, os, re, tempfile, threading
@@ -185,6 +186,25 @@ def within_toks(s, n, enc=None):
     if len(s)>_tokmax*n: return False   # no token spans more than 128 bytes
     if len(s)<=_scan*(n+1) or (j := piece_cut(s, _scan*(n+1))) is None: return len_toks(s, enc)<=n
     return (k := len_toks(s[:j], enc))<=n and k+len_toks(s[j:], enc)<=n
+
+def last_piece_start(s, i):
+    "The last index before `i` (0 if none) where an o200k piece of `s` surely starts"
+    j = s.rfind(' ', 1, i)
+    while j>0 and s[j-1].isspace(): j = s.rfind(' ', 1, j)
+    return max(j, 0)
+
+class HeadToks:
+    "Tokens of `s[:i]+tail` for any `i` and `tail`: the part before the last piece start is counted once, from the nearest part already counted"
+    def __init__(self, s, enc=None): self.s,self.enc,self.at = s,enc,{0: 0}
+    def before(self, j):
+        "Tokens of `s[:j]`, `j` a piece start"
+        if j not in self.at:
+            i = max(k for k in self.at if k<j)
+            self.at[j] = self.at[i] + len_toks(self.s[i:j], self.enc)
+        return self.at[j]
+    def __call__(self, i, tail=''):
+        j = last_piece_start(self.s, i)
+        return self.before(j) + len_toks(self.s[j:i]+tail, self.enc)
 
 def head_toks(s, n, enc=None):
     "Tokens of `s`, or of a head of `s` ending at a piece start, as long as they hold its first `n` tokens"

@@ -131,7 +131,7 @@ def error_result_before(s, max_toks, enc=None):
     return best
 
 words = st.sampled_from(['error', 'Error:', 'FAILED', 'Traceback', 'E', 'assert', 'x', '  ', '¶', '…', '家族', '👩\u200d👧', '12345',
-                         'ok', '/usr/lib/x.py', '(foo)', "it's", '\t', '-'*40, 'a'*300, 'no such file'])
+                         'ok', '** (RuntimeError)', 'E\tx', '/usr/lib/x.py', '(foo)', "it's", '\t', '-'*40, 'a'*300, 'no such file'])
 lines = st.lists(words, max_size=30).map(' '.join)
 err_texts = st.lists(lines, min_size=1, max_size=120).map(lambda ls: 'Error: Exit code 1\n' + '\n'.join(ls))
 
@@ -151,3 +151,41 @@ def test_error_results_of_real_sessions_as_before(path):
     assert errs or path.name in ('short.jsonl', 'subagent.jsonl', 'tool_heavy.jsonl')
     for t in errs:
         for n in (0, 30, 180, 600): assert error_result(t, n) == error_result_before(t, n)
+
+# --- a cut call's head: the same search, each probe counting only what follows the last piece start ---
+from llmsurgery.toks import enc_toks
+
+def head_text_before(s, n, lead='', mark=' …'):
+    "`head_text` as it was before the speed-up: each probe of its search tokenized whole"
+    enc = compact_enc()
+    h = s[:128*(n+2)]
+    fits = lambda r: len_toks(r)<=n
+    if len(h)==len(s) and fits(lead+s): return lead+s
+    if not fits(lead+mark): return ''
+    t = enc_toks(h)
+    head = lambda k: enc.decode_bytes(t[:k]).decode('utf-8', 'ignore')
+    lo,hi = 0,min(n, len(t))
+    while lo<hi:
+        k = (lo+hi+1)//2
+        if fits(lead+head(k)+mark): lo = k
+        else: hi = k-1
+    return lead+head(lo)+mark
+
+spacey = st.lists(st.sampled_from(list('ab Z9 .\t\n¶…é家👩\u200d-/(') + ['  ', ' x', 'Traceback']), max_size=200).map(''.join)
+
+@given(spacey, st.integers(0, 80), st.sampled_from(['', '! ', '▶ ']))
+@settings(deadline=None)
+def test_head_text_as_before(s, n, lead):
+    from llmsurgery.render import head_text
+    assert head_text(s, n, lead) == head_text_before(s, n, lead)
+
+@pytest.mark.parametrize('path', reals, ids=lambda p: p.name)
+def test_cut_calls_of_real_sessions_as_before(path):
+    "Every Bash command of the real sessions cut to a head at several budgets, exactly as before"
+    from llmsurgery.render import head_text, _lines
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        cmds = [_lines(p.arguments['command']) for m in read_session(path, all=True).msgs for p in m.content
+                if getattr(p, 'name', None)=='Bash' and isinstance(p.arguments, dict) and isinstance(p.arguments.get('command'), str)]
+    for c in cmds[:400]:
+        for n in (5, 20, 60): assert head_text(c, n, '! ') == head_text_before(c, n, '! ')
