@@ -47,6 +47,7 @@ def progress_bar(path, file=None, disable=None):
     "A tqdm bar on stderr for reading the session at `path`, or None when the file is small"
     size = Path(path).stat().st_size
     if size<big_file: return None
+    tqdm.monitor_interval = 0   # no monitor thread: a single-threaded process may render on both cores (a fork)
     return tqdm(total=size, unit='B', unit_scale=True, desc='reading', file=file or sys.stderr, leave=False, disable=disable)
 
 def bar_lines(bar):
