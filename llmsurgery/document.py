@@ -31,6 +31,8 @@ _legend = ("This session is being continued from an earlier conversation, compac
 _notes_said = ' Notes for the continuation follow the conversation.'
 _conv_head,_notes_head,_skills_head,_path_head = (f'\n\n## {o}\n\n' for o in ('Conversation', 'Notes', 'Skills', 'Transcript'))
 _skills_say = 'Skill texts were compacted away. Before relying on a skill, re-invoke it: '
+
+# %% ../nbs/04_document.ipynb #14b1551a
 _skill_re = re.compile(r"""▶ Skill\((?:skill|name)=('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
 
 def compact_skills(body):
@@ -48,15 +50,18 @@ def valid_text(s):
     "`s` with every lone surrogate (a byte `surrogateescape` smuggled in, half an emoji) as U+FFFD: text that is always valid UTF-8"
     return _surr_re.sub('\ufffd', s) if s else s
 
+# %% ../nbs/04_document.ipynb #5c89abd0
 def path_text(path):
     "`path` as document text: bytes that are not UTF-8 as `\\xNN` and a newline as `\\n`, so it is valid UTF-8 and ends no section early"
     s = re.sub('[\udc80-\udcff]', lambda m: f'\\x{ord(m[0])-0xdc00:02x}', str(path))
     return valid_text(s).replace('\n', '\\n')
 
+# %% ../nbs/04_document.ipynb #325124e1
 def notes_text(notes):
     "`notes` as the document's section: valid UTF-8, their own `## ` headings one level down, so notes never forge a section boundary"
     return re.sub(r'(?m)^## ', '### ', valid_text(notes))
 
+# %% ../nbs/04_document.ipynb #9e5092e1
 _state_head = '\n\n## State\n\n'
 
 def compact_content(chat, path, notes='', covers='', state=''):
@@ -103,10 +108,12 @@ def msg_fingerprint(msgs, n=None):
     data = json.dumps([msg2dict(m) for m in msgs[max(n-_fp_span, 0):n]], sort_keys=True, default=str)
     return hashlib.sha1(data.encode('utf-8', 'surrogatepass')).hexdigest()[:12]
 
+# %% ../nbs/04_document.ipynb #df60f24e
 def covers_clause(msgs):
     "What a document of all of `msgs` covers, as `compact_content` words it"
     return f'message {len(msgs)} ({msg_fingerprint(msgs)})' if msgs else ''
 
+# %% ../nbs/04_document.ipynb #4c355ac1
 _covers_re = re.compile(r'This document covers it through message (\d+) \(([0-9a-f]{12})\)\.\s*$')
 def covered_by(doc):
     "`(n, fingerprint)` of the last message an earlier document covers, or None"
@@ -120,10 +127,12 @@ def doc_path(doc):
     i = doc.rfind(_path_head)
     return (m := _path_re.match(doc, i+len(_path_head))) and m[1] if i>=0 else None
 
+# %% ../nbs/04_document.ipynb #b1227433
 def same_session(a, b):
     "Do transcript paths `a` and `b` name one session: the same path, or a file of the same name (a host's session id) moved"
     return a==b or PurePosixPath(a).stem==PurePosixPath(b).stem
 
+# %% ../nbs/04_document.ipynb #d2fb1fc0
 def _pasted_at(msgs, doc):
     "Index of the newest user message that quotes document `doc`, or None"
     probe = compact_body(doc).strip()[:200]
@@ -149,6 +158,7 @@ def pasted_prior(msgs):
     rest = f'{before.strip()}\n\n{after.strip()}'.strip()
     return compact_body(doc), msgs[:i] + ([Msg('user', [Text(rest)])] if rest else []) + msgs[i+1:]
 
+# %% ../nbs/04_document.ipynb #b8289242
 def earlier_segment(msgs, since=None, path=None):
     "`(earlier body, new messages)`: the body of document `since` (of the session at `path`), or of one that opens `msgs`, kept verbatim, and the messages after it"
     if since is None: return pasted_prior(msgs)
@@ -161,6 +171,7 @@ def doc_task(doc):
     "The task the state section of document `doc` names, or None"
     return (m := _task_re.search(doc.partition(_conv_head)[0])) and m[1]
 
+# %% ../nbs/04_document.ipynb #c4501389
 def doc_facts(msgs, new, prior='', since=None, cwd=None):
     "State facts for a document of `msgs`: after a document opening them (`prior`, then `new`), those of `new` with its task"
     if since is not None or not prior: return state_facts(msgs, cwd)
@@ -198,12 +209,14 @@ def _est_toks(msgs):
     n = sum(len(v) if isinstance(v, str) else len(str(v)) for p in parts for v in (getattr(p, 'text', None), getattr(p, 'arguments', None)) if v)
     return -(-n//_chars_per_tok)
 
+# %% ../nbs/04_document.ipynb #551a3c5e
 def _before(msgs, pt, enc, exact, host_toks, host):
     "`(tokens, whose count)` of the transcript `msgs` after an earlier segment of `pt` tokens: exact o200k, the host's own count, or an estimate"
     if exact: return _len_turns(turns_of(msgs, [compact_msg(m, *Budgets.unlimited(), enc=enc) for m in msgs]), enc)+pt,'o200k'
     if host_toks: return host_toks,f"{host or 'the host'}'s count"   # the host's context held the earlier segment too
     return _est_toks(msgs)+pt,'estimated'
 
+# %% ../nbs/04_document.ipynb #1b0d3bce
 def compaction_report(msgs, doc, enc=None, prior='', exact=True, host_toks=None, host=None):
     "Counts of what `doc`, a compaction of `msgs` after the earlier segment `prior`, kept: messages, turns, user messages, calls, results and tokens"
     if getattr(doc, 'stats', None) is None: raise ValueError('doc carries no stats: pass the text that compact_chat, fit_chat, compact_content or compact_doc returned')
@@ -219,6 +232,7 @@ def report_line(r):
     "One line: messages and turns read, tokens before (saying whose count) and after, and the ratio"
     return f"{r.msgs:,} messages ({r.turns:,} turns) read; {r.toks_before:,} tokens ({r.get('before_by', 'o200k')}) -> {r.toks_after:,} tokens (ratio {r.ratio:,})"
 
+# %% ../nbs/04_document.ipynb #4c670393
 def report_table(r):
     "The counts of `compaction_report` as aligned lines"
     rows = [('messages read', r.msgs), ('turns read', r.turns), ('turns dropped', r.user_dropped), ('messages dropped', r.dropped_msgs),
