@@ -12,6 +12,7 @@ __all__ = ['knob_top', 'knob_keep', 'knob_max', 'knob_least', 'fit_floors', 'tai
 from fastcore.utils import *
 from .toks import len_toks, reuse_windows, as_text
 from .render import *
+from .par import fork_map
 from .render import Policy, Budgets, min_budgets, policy_chat, as_msg, render_msg, join_turns, turn_starts, chat_stats, tail_idxs, turn_sep
 
 # %% ../nbs/03_fit.ipynb #7e1cca33
@@ -83,15 +84,23 @@ class _Fitter:
         "`(doc, rendered)`: the wrapped rendering from message `start` on, and `(text, cut)` per message"
         b,x = _budgets(knob, self.pol, self.floors)
         tb = _tail_budgets(b, x)
-        with reuse_windows(self.memo): rendered = [self._msg(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))]
+        with reuse_windows(self.memo): rendered = self._msgs([(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))])
         body = join_turns(self.msgs[start:], [t for t,_ in rendered])
         if start: body = _dropped_line(self.msgs, start)+(turn_sep+body if body else '')
         return self.wrap(body, _state_budgets(knob, self.pol, self.floors)), rendered
-    def _msg(self, i, b):
-        m = self.msgs[i]
-        key = (i, b.user_toks if m.role=='user' else (b.asst_toks, b.call_toks) if m.role=='assistant' else b.result_toks)
-        if key not in self.cache: self.cache[key] = render_msg(m, b, self.enc)
-        return self.cache[key]
+    def _key(self, i, b):
+        "What message `i`'s rendering with `Budgets` `b` depends on"
+        r = self.msgs[i].role
+        return i, b.user_toks if r=='user' else (b.asst_toks, b.call_toks) if r=='assistant' else b.result_toks
+    def _msgs(self, jobs):
+        "`render_msg` of each `(i, Budgets)` in `jobs`, cached; those not cached yet are rendered together (on two cores when many)"
+        keys = [self._key(i, b) for i,b in jobs]
+        todo = {k: j for k,j in zip(keys, jobs) if k not in self.cache}
+        self.cache.update(zip(todo, fork_map(self._render, list(todo.values()))))
+        return [self.cache[k] for k in keys]
+    def _render(self, job):
+        i,b = job
+        return render_msg(self.msgs[i], b, self.enc)
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"
         if (knob, start) not in self.sizes: self.sizes[knob, start] = len_toks(self.render(knob, start)[0], self.enc)

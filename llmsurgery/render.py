@@ -26,6 +26,7 @@ from .toks import *
 from .toks import as_text, clip_ends, fit_text, count_cuts
 from contextvars import ContextVar
 from .hosts import is_plumbing, is_skill_text, skill_marker, drop_blocks, is_injected
+from .par import fork_map
 
 _style = ContextVar('_style', default=None)   # a `DocStyle` inside `doc_style`, below
 
@@ -297,7 +298,7 @@ def policy_chat(msgs, pol=None, enc=None):
     "Render canonical messages as compact user-led turns with `Policy` `pol`, the last `pol.last_n` substantive messages whole"
     msgs,pol = [as_msg(m) for m in msgs],ifnone(pol, Policy(enc))
     tail = tail_idxs(msgs, pol.last_n)
-    rendered = [render_msg(m, Budgets.unlimited() if i in tail else pol.budgets, enc) for i,m in enumerate(msgs)]
+    rendered = fork_map(lambda i: render_msg(msgs[i], Budgets.unlimited() if i in tail else pol.budgets, enc), range(len(msgs)))
     return Compacted(join_turns(msgs, [t for t,_ in rendered]), chat_stats(msgs, rendered))
 
 # %% ../nbs/02_render.ipynb #c72ea83e

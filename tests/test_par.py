@@ -1,0 +1,41 @@
+"Rendering on two cores: `fork_map` gives what a plain map gives, whoever computes a chunk, and documents made with a forked child are the pinned ones"
+import json, os, signal, warnings
+import pytest
+from llmsurgery import par
+from llmsurgery.par import fork_map, can_fork
+from doc_pins import inputs, documents, pin_file
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason='this process may not fork (not Linux, one core, or other threads)')
+
+def test_same_as_map_and_shared():
+    res = fork_map(lambda x: (x*3, os.getpid()), range(4000))
+    assert [a for a,_ in res] == [x*3 for x in range(4000)]
+    assert len({p for _,p in res}) == 2
+
+def test_short_list_stays_here():
+    assert {p for p in fork_map(lambda x: os.getpid(), range(par.par_min-1))} == {os.getpid()}
+
+def test_child_killed_midway_its_share_is_done_here():
+    me = os.getpid()
+    def f(x):
+        if os.getpid()!=me and x>=2000: os.kill(os.getpid(), signal.SIGKILL)
+        return x+1
+    assert fork_map(f, range(4000)) == [x+1 for x in range(4000)]
+
+def test_error_raised_here_no_child_left():
+    def f(x):
+        if x==3333: raise KeyError('x3333')
+        return x
+    with pytest.raises(KeyError, match='x3333'): fork_map(f, range(4000))
+    with pytest.raises(ChildProcessError): os.waitpid(-1, os.WNOHANG)
+
+def test_documents_made_on_two_cores_are_the_pinned_ones(monkeypatch):
+    "Every session of the pins, with the map forked from its 50th item: the same documents, plain and fitted"
+    monkeypatch.setattr(par, 'par_min', 50)
+    monkeypatch.setattr(par, 'par_chunk', 8)
+    pins = json.loads(pin_file.read_text())
+    big = [p for p in inputs() if p.stat().st_size > 200_000]
+    assert big
+    for p in big:
+        got = documents(p)
+        assert [k for k in got if got[k]!=pins[p.name][k]] == [], p.name
