@@ -55,10 +55,10 @@ def _collect(pid, r):
     return pickle.loads(data) if os.waitpid(pid, 0)[1]==0 else None
 
 def _stop(pid, r):
-    "Kill and reap the child `pid`, closing its pipe `r`"
-    os.kill(pid, signal.SIGKILL)
-    os.close(r)
-    os.waitpid(pid, 0)
+    "Kill and reap the child `pid` and close its pipe `r`, whichever of these is still to do"
+    for f,a in ((os.kill, (pid, signal.SIGKILL)), (os.close, (r,)), (os.waitpid, (pid, 0))):
+        try: f(*a)
+        except OSError: pass
 
 # %% ../nbs/08_par.ipynb #cd7d25c8
 def fork_map(f, xs):
@@ -70,10 +70,11 @@ def fork_map(f, xs):
         os.close(r)
         _child(f, xs, chunks, q, w)
     os.close(w)
-    try: done = _work(f, xs, chunks, q)
+    try:
+        done = _work(f, xs, chunks, q)
+        done |= _collect(pid, r) or {}
     except BaseException:
         _stop(pid, r)
         raise
     finally: os.close(q)
-    done |= _collect(pid, r) or {}
     return [y for i,c in enumerate(chunks) for y in (done[i] if i in done else [f(xs[j]) for j in c])]
