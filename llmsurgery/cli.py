@@ -15,12 +15,14 @@ def _lean_malloc():
     try: ctypes.CDLL(None).mallopt(-3, 1<<17)   # -3 is M_MMAP_THRESHOLD; elsewhere than glibc there is no mallopt, and nothing to do
     except (OSError, AttributeError, TypeError): pass
 
+# %% ../nbs/20_cli.ipynb #cb5f17f7
 def _early_stop(signum, frame):
     "Ctrl-C or SIGTERM while the command is still starting: nothing is written yet, so one line and out"
     try: os.write(2, f'llmsurgery-compact: interrupted by {signal.Signals(signum).name}\n'.encode())
     except OSError: pass
     os._exit(128+signum)
 
+# %% ../nbs/20_cli.ipynb #8460eb54
 if os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact':   # the console script only: importing the module changes nothing
     _lean_malloc()
     for _s in (signal.SIGINT, signal.SIGTERM):
@@ -50,6 +52,7 @@ def progress_bar(path, file=None, disable=None):
     tqdm.monitor_interval = 0   # no monitor thread: a single-threaded process may render on both cores (a fork)
     return tqdm(total=size, unit='B', unit_scale=True, desc='reading', file=file or sys.stderr, leave=False, disable=disable)
 
+# %% ../nbs/20_cli.ipynb #9ebf8947
 def bar_lines(bar):
     "A `read_session` progress wrapper that advances `bar` by each line's length"
     def wrap(lines):
@@ -66,6 +69,7 @@ def _same_file(a, b):
     a,b = Path(a).expanduser(),Path(b).expanduser()
     return a.resolve()==b.resolve() or (a.exists() and b.exists() and a.samefile(b))
 
+# %% ../nbs/20_cli.ipynb #2e8f6060
 def _check_out(o, flag, path):
     "Refuse an output `o` that is the session itself, a folder, or in a folder that does not exist"
     p = Path(o).expanduser()
@@ -73,6 +77,7 @@ def _check_out(o, flag, path):
     if p.is_dir(): raise ValueError(f'{flag} {o}: is a folder; name a file')
     if not p.parent.is_dir(): raise ValueError(f'{flag} {o}: no such folder {p.parent}')
 
+# %% ../nbs/20_cli.ipynb #5c4d79d9
 def _check_paths(session, out=None, in_place_copy=None):
     "The session's path, once it is a file and the outputs are files we may write"
     path = Path(session).expanduser()
@@ -82,11 +87,13 @@ def _check_paths(session, out=None, in_place_copy=None):
         if o: _check_out(o, flag, path)
     return path
 
+# %% ../nbs/20_cli.ipynb #2acd00d0
 def _read_doc(since):
     "The text of the earlier document at `since`: a regular file of UTF-8 text"
     try: return read_regular(since).decode('utf-8-sig')
     except UnicodeDecodeError as e: raise ValueError(f'--since {since}: not UTF-8 text (byte {e.start}: {e.reason})') from None
 
+# %% ../nbs/20_cli.ipynb #47a94849
 def _write(text, out):
     "`text` to file `out` (through a temp file and a rename), or to stdout"
     data = text.encode('utf-8', 'replace')
@@ -129,6 +136,7 @@ def _on_signal(signum, frame):
     for s in _stop_signals: signal.signal(s, signal.SIG_IGN)
     raise KeyboardInterrupt(signum)
 
+# %% ../nbs/20_cli.ipynb #f439ae81
 def _std_streams():
     "/dev/null on closed fds 0-2, so no file opened later takes their number; status lines to nowhere when stderr was closed"
     for fd in (0, 1, 2):
@@ -137,6 +145,7 @@ def _std_streams():
             if (n := os.open(os.devnull, os.O_RDWR))!=fd: os.dup2(n, fd); os.close(n)
     if sys.stderr is None: sys.stderr = open(os.devnull, 'w')
 
+# %% ../nbs/20_cli.ipynb #09424adc
 def _continue(path, cmd, run=False):
     "Name the new session on stderr, print the command that continues it as stdout's last line; with `run` become that command"
     print(f'wrote {path}; continue with:', file=sys.stderr, flush=True)
@@ -145,6 +154,7 @@ def _continue(path, cmd, run=False):
     try: os.chdir(cmd.cwd); os.execvp(cmd.argv[0], cmd.argv)
     except OSError as e: raise OSError(f'cannot run {cmd.argv[0]} ({e.strerror}); the new session is written: run {cmd}') from None
 
+# %% ../nbs/20_cli.ipynb #f745c7bf
 def _run(session, kw, host=None, run=False):
     "The command's work: the document written (or a new session to resume), the report on stderr; the exit status"
     try:
@@ -178,6 +188,7 @@ def _list(host=None):
     print(session_table(infos[:_list_n]))
     return 0
 
+# %% ../nbs/20_cli.ipynb #eeb3c8d0
 def _main(session, kw, host=None, list_=False, run=False):
     "The command line: Ctrl-C and SIGTERM handled, the standard streams made safe, then the list or the compaction; the exit status"
     for s in _stop_signals:
