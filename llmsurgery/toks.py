@@ -181,14 +181,17 @@ _scan = 6   # characters per token a head is given before it is counted on its o
 
 def piece_cut(s, i):
     "The first index at or after `i` where an o200k piece of `s` surely starts, or None"
-    return m.start() if (m := _piece_space.search(s, i)) else None
+    m = _piece_space.search(s, i)
+    return m.start() if m else None
 
 def within_toks(s, n, enc=None):
     "Is `s` within `n` tokens? Its length decides where it can; else a head past what `n` tokens span is counted first, the rest only if still within"
     if _bytes_within(s, n): return True
     if len(s)>_tokmax*n: return False   # no token spans more than 128 bytes
-    if len(s)<=_scan*(n+1) or (j := piece_cut(s, _scan*(n+1))) is None: return len_toks(s, enc)<=n
-    return (k := len_toks(s[:j], enc))<=n and k+len_toks(s[j:], enc)<=n
+    j = piece_cut(s, _scan*(n+1)) if len(s)>_scan*(n+1) else None
+    if j is None: return len_toks(s, enc)<=n
+    k = len_toks(s[:j], enc)
+    return k<=n and k+len_toks(s[j:], enc)<=n
 
 def last_piece_start(s, i):
     "The last index before `i` (0 if none) where an o200k piece of `s` surely starts"
@@ -211,8 +214,9 @@ class HeadToks:
 
 def head_toks(s, n, enc=None):
     "Tokens of `s`, or of a head of `s` ending at a piece start, as long as they hold its first `n` tokens"
-    if (j := piece_cut(s, _scan*(n+1))) is not None and len(t := enc_toks(s[:j], enc))>=n: return t
-    return enc_toks(s, enc)
+    j = piece_cut(s, _scan*(n+1))
+    t = None if j is None else enc_toks(s[:j], enc)
+    return t if t is not None and len(t)>=n else enc_toks(s, enc)
 
 # %% ../nbs/01_toks.ipynb #e6ae87b8
 def trunctoks_mid(s, max_toks, enc=None, mark=' … '):
