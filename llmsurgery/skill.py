@@ -37,11 +37,13 @@ def _plain():
     except OSError as e: raise ValueError(f'{e.filename or ""}: {e.strerror or e}'.lstrip(': ')) from None
     except (ValueError, UnicodeError) as e: raise ValueError(str(e)) from None
 
+# %% ../nbs/30_skill.ipynb #68666fa2
 def _given(path, what):
     "`path` with `~` expanded, or a ValueError when none was given"
     if path is None or not str(path).strip(): raise ValueError(f'no {what} given: pass its path')
     return Path(path).expanduser()
 
+# %% ../nbs/30_skill.ipynb #a4f2cbc7
 def _file(path, what='session file'):
     "The existing file at `path`, or a ValueError saying what is wrong with it"
     p = _given(path, what)
@@ -88,6 +90,7 @@ def _budgets(
 ):
     "The budgets a tool takes, by `delegates(_budgets)`; `None` is `compact_policy`'s"
 
+# %% ../nbs/30_skill.ipynb #a3f86792
 def _pol(f, kw):
     "The checked `Policy` of the budgets `kw` that tool `f` was given; a TypeError, as Python's own, for a name `f` does not take"
     if bad := [k for k in kw if k not in signature(f).parameters]: raise TypeError(f'{f.__name__}() got an unexpected keyword argument {bad[0]!r}')
@@ -124,6 +127,7 @@ def _dir(cwd):
     if not (d := _given(cwd, 'directory')).is_dir(): raise ValueError(f'{cwd} is not a directory: pass the project directory whose sessions to look in')
     return str(d)
 
+# %% ../nbs/30_skill.ipynb #76788d04
 def _found(session=None, cwd=None, host=None):
     "The session file `session` names, or the newest of directory `cwd`; a ValueError saying where it looked when there is none"
     if session is not None and not str(session).strip(): raise ValueError('no session given: pass a session file or id, or None for the newest session of `cwd`')
