@@ -328,6 +328,7 @@ class CountingEnc:
     def encode_ordinary(self, s):
         self.calls += 1; self.chars += len(s)
         return self.enc.encode_ordinary(s)
+    def encode_ordinary_batch(self, ss, num_threads=1): return [self.encode_ordinary(s) for s in ss]
     def decode_bytes(self, toks): return self.enc.decode_bytes(toks)
 
 def adversarial(kind, size):
