@@ -366,7 +366,12 @@ def is_boilerplate(s):
 
 # %% ../nbs/02_render.ipynb #22c1827e
 _diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
-_diag_lines_re = re.compile(_diag_re.pattern.replace(r'^E\s', r'^E[^\S\n]'), re.MULTILINE)   # the same, on lines joined by newlines
+_diag_words = 'error', 'fail', 'fatal', 'traceback', 'exception', 'panic', 'assert', 'not found', 'no such', 'denied'
+
+def _may_diag(l):
+    "Might line `l` match `_diag_re`? A quicker test that lets no match through: its words in lower case, its line starts"
+    low = l.lower()
+    return l.startswith(('E', '** (')) or any(w in low for w in _diag_words)
 _failed_re = re.compile(r'\s*(?:error|<tool_use_error>|exit code:? *[1-9])', re.IGNORECASE)
 
 def is_error_result(s):
@@ -407,12 +412,8 @@ class CutLines:
         if i not in self.cut: self.cut[i] = head_text(self.raw[i], self.per, enc=self.enc)
         return self.cut[i]
     def flagged(self):
-        "Indices of the lines, in order, that say what went wrong, as cut: only a line whose whole text does can (found in one scan)"
-        txt,i,at,last = '\n'.join(self.raw),0,0,None
-        for m in _diag_lines_re.finditer(txt):
-            i,at = i+txt.count('\n', at, m.start()),m.start()
-            if i!=last and _diag_re.search(self[i]): yield i
-            last = i
+        "Indices of the lines, in order, that say what went wrong, as cut: only a line whose whole text does can"
+        return (i for i,l in enumerate(self.raw) if _may_diag(l) and _diag_re.search(l) and _diag_re.search(self[i]))
 
 class KeptToks:
     "Tokens of `_result_fmt(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"

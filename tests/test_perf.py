@@ -189,3 +189,8 @@ def test_cut_calls_of_real_sessions_as_before(path):
                 if getattr(p, 'name', None)=='Bash' and isinstance(p.arguments, dict) and isinstance(p.arguments.get('command'), str)]
     for c in cmds[:400]:
         for n in (5, 20, 60): assert head_text(c, n, '! ') == head_text_before(c, n, '! ')
+
+@given(st.lists(st.sampled_from(list('aEeFfRrOoSsTtIiLlNnDdCcHhUuPpAaKkXxBb*( \t') + ['rror', 'ail', 'ssert', 'anic', 'enied', 'ot found', 'o such', '**', 'İ', 'K']), max_size=40).map(''.join))
+def test_quick_diag_test_lets_every_flagged_line_through(l):
+    from llmsurgery.render import _may_diag
+    if _diag_re.search(l): assert _may_diag(l)
