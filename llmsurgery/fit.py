@@ -10,7 +10,7 @@ __all__ = ['knob_top', 'knob_keep', 'knob_max', 'knob_least', 'fit_floors', 'tai
 
 # %% ../nbs/03_fit.ipynb #02e9e29d
 from fastcore.utils import *
-from .toks import len_toks, reuse_windows, as_text
+from .toks import len_toks, reuse_windows, as_text, piece_cut, last_piece_start
 from .render import *
 from .par import fork_map
 from .render import Policy, Budgets, min_budgets, policy_chat, as_msg, render_msg, join_turns, turn_starts, chat_stats, tail_idxs, turn_sep
@@ -36,6 +36,7 @@ def _budgets(knob, pol, floors):
 
 _tail_growth = 24   # at tail share x a tail message gets 2**(24x) times the class budgets: unlimited in all but name before x=1
 
+_look_back = 8   # the newest turns may show a rendering is over its target while they are at most an eighth of the messages
 _state_steps = 8              # knob positions below 0: what `wrap` adds (a document's state section) shrinks there, and only there
 knob_least = -_state_steps    # every message left out, the state at the floors: the least rendering
 
@@ -49,6 +50,11 @@ def _tail_budgets(b, x):
     return Budgets.unlimited() if x>=1 else Budgets(*(round(o*2**(_tail_growth*x)) for o in b))
 
 # %% ../nbs/03_fit.ipynb #8fd73ffe
+def _inner_toks(s, enc=None):
+    "At least as many tokens as any text holding `s` has: those of `s` between its first and last sure piece starts"
+    p,q = piece_cut(s, 1),last_piece_start(s, len(s))
+    return 0 if p is None or q<=p else len_toks(s[p:q], enc)
+
 def _dropped_line(msgs, start):
     "The marker for the first `start` messages of `msgs` left out"
     nt = sum(i<start for i in turn_starts(msgs))
@@ -80,6 +86,9 @@ class _Fitter:
         self.floors = {k: min(pol[k], max(mins[k], ifnone(floors, fit_floors)[k])) for k in Budgets._fields}
         self.cache,self.memo,self.sizes = {},{},{}
         self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc)
+        self.verbatim = wrap is noop or getattr(wrap, 'verbatim', False)   # the rendering stands in what `wrap` makes of it unchanged
+        starts = [i for i in turn_starts(msgs) if i>0][::-1]
+        self.newest = [starts[k] for k in range(len(starts)) if k & (k+1) == 0]   # where the newest 1, 2, 4, 8, ... turns start
     def render(self, knob, start=0):
         "`(doc, rendered)`: the wrapped rendering from message `start` on, and `(text, cut)` per message"
         b,x = _budgets(knob, self.pol, self.floors)
@@ -101,6 +110,15 @@ class _Fitter:
     def _render(self, job):
         i,b = job
         return render_msg(self.msgs[i], b, self.enc)
+    def over(self, knob, n):
+        "Is the rendering at `knob`, from the first message, surely over `n` tokens? Its newest turns alone can show it"
+        if not self.verbatim: return False
+        for s in self.newest:   # each twice as many turns back as the last
+            if len(self.msgs)-s > len(self.msgs)//_look_back: return False
+            b,x = _budgets(knob, self.pol, self.floors)
+            texts = [t for t,_ in self._msgs([(i, _tail_budgets(b, x) if i in self.tail else b) for i in range(s, len(self.msgs))])]
+            if texts[0] and _inner_toks(join_turns(self.msgs[s:], texts), self.enc)>n: return True
+        return False
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"
         if (knob, start) not in self.sizes: self.sizes[knob, start] = len_toks(self.render(knob, start)[0], self.enc)
@@ -153,7 +171,7 @@ def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, **policy):
     msgs,pol,n = [as_msg(m) for m in msgs],Policy(enc, **policy),max(int(max_toks), 0)
     f = _Fitter(msgs, pol, enc, wrap, n, floors)
     turns = ([0]+[i for i in turn_starts(msgs) if i>0])[::-1]   # where the kept part may start, from the newest turn alone to all
-    if f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max, f.toks, n),0
+    if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max, f.toks, n),0
     else: knob,start = _below_policy(f.toks, turns, len(msgs), n)
     doc,rendered = f.render(knob, start)
     return Compacted(doc, chat_stats(msgs, rendered, start))

@@ -194,3 +194,20 @@ def test_cut_calls_of_real_sessions_as_before(path):
 def test_quick_diag_test_lets_every_flagged_line_through(l):
     from llmsurgery.render import _may_diag
     if _diag_re.search(l): assert _may_diag(l)
+
+# --- the fit sees from the newest turns alone that a whole rendering is over its target, and is right ---
+def test_over_only_when_over():
+    "`over` says a whole rendering is over its target only when it is, and says it on the long sessions"
+    from fastcore.basics import noop
+    from llmsurgery.fit import _Fitter, knob_top, knob_keep
+    from llmsurgery.render import Policy
+    said = 0
+    for path in [p for p in sessions if p.stat().st_size > 200_000]:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            msgs = read_session(path, all=True).msgs
+        for n in (300, 3000, 30000):
+            f = _Fitter(msgs, Policy(), None, noop, n)
+            for k in (0, knob_keep, knob_top):
+                if f.over(k, n): said += 1; assert f.toks(k) > n, (path.name, n, k)
+    assert said >= 3
