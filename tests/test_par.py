@@ -39,3 +39,33 @@ def test_documents_made_on_two_cores_are_the_pinned_ones(monkeypatch):
     for p in big:
         got = documents(p)
         assert [k for k in got if got[k]!=pins[p.name][k]] == [], p.name
+
+CHILD_CODE = '''
+import os, signal, sys, time
+from pathlib import Path
+from llmsurgery.par import fork_map
+def stop(s, f): raise KeyboardInterrupt(s)
+signal.signal(signal.SIGTERM, stop)
+def f(x):
+    p = Path(sys.argv[1])/str(os.getpid())
+    if not p.exists(): p.write_text('')
+    time.sleep(0.005)
+    return x
+try: fork_map(f, range(4000))
+except KeyboardInterrupt: sys.exit(3)
+'''
+
+def test_stopped_parent_leaves_no_child(tmp_path):
+    "A SIGTERM (Ctrl-C alike) while both processes render: the parent stops, and its child is killed and reaped"
+    import subprocess, sys, time
+    p = subprocess.Popen([sys.executable, '-c', CHILD_CODE, str(tmp_path)])
+    for _ in range(200):
+        if len(list(tmp_path.iterdir()))>=2: break
+        time.sleep(0.05)
+    pids = [int(o.name) for o in tmp_path.iterdir()]
+    assert len(pids) == 2 and p.pid in pids
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=20) == 3
+    child = next(o for o in pids if o != p.pid)
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError): os.kill(child, 0)
