@@ -6,8 +6,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/toks.html.md"""
 
 # %% auto #0
 __all__ = ['o200k_sha256', 'o200k_ranks', 'compact_enc', 'enc_toks', 'len_toks', 'clip_ends', 'Ends', 'count_cuts',
-           'reuse_windows', 'fit_text', 'piece_cut', 'within_toks', 'last_piece_start', 'HeadToks', 'head_toks',
-           'trunctoks_mid', 'as_text']
+           'reuse_windows', 'piece_cut', 'within_toks', 'last_piece_start', 'HeadToks', 'head_toks', 'fit_text',
+           'as_text', 'trunctoks_mid']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
 import base64, binascii, gzip, hashlib, os, re, tempfile, threading
@@ -34,6 +34,7 @@ def _o200k_paths():
     cache_dir = os.environ.get('TIKTOKEN_CACHE_DIR') or os.environ.get('DATA_GYM_CACHE_DIR') or Path(tempfile.gettempdir())/'data-gym-cache'
     yield Path(cache_dir)/hashlib.sha1(_o200k_url.encode()).hexdigest()
 
+# %% ../nbs/01_toks.ipynb #1292eb04
 def o200k_ranks():
     "o200k_base's BPE ranks, read from the first local copy whose sha256 matches"
     for p in _o200k_paths():
@@ -64,6 +65,7 @@ def enc_toks(s, enc=None):
     "Encode `s` into tokens."
     return (enc or compact_enc()).encode_ordinary(s)
 
+# %% ../nbs/01_toks.ipynb #fb77302f
 _chunk = 1<<17   # characters of a long text counted at a time
 _piece_start = re.compile(r'\n(?=\w)')   # a word character after a newline always starts an o200k piece
 
@@ -75,6 +77,7 @@ def _chunks(s, size):
         i = m.end()
     yield s[i:]
 
+# %% ../nbs/01_toks.ipynb #7b4aa42a
 _batch = 8   # chunks handed to tiktoken's threads at a time: it encodes them in parallel, outside the GIL
 
 def _count(s, enc, size):
@@ -82,6 +85,7 @@ def _count(s, enc, size):
     nt = os.cpu_count() or 1
     return sum(len(t) for b in batched(_chunks(s, size), _batch) for t in enc.encode_ordinary_batch(list(b), num_threads=nt))
 
+# %% ../nbs/01_toks.ipynb #63c2d502
 def len_toks(s, enc=None):
     "Number of tokens in `s`."
     return len(enc_toks(s, enc)) if len(s)<=_chunk else _count(s, enc or compact_enc(), _chunk)
@@ -94,6 +98,7 @@ def clip_ends(s, n, mark, prep=noop):
     x = _tokmax*(n+2)
     return prep(s) if len(s) <= 2*x+len(mark) else prep(s[:x])+mark+prep(s[-x:])
 
+# %% ../nbs/01_toks.ipynb #84a33d98
 def _window(t, n, enc, tail=False):
     "`(text, tokens)` of the shortest window at the start (or end) of `t` with more than `n` tokens; None if it would span half of `t`"
     w = 4*n+32
@@ -153,7 +158,54 @@ def _bytes_within(s, n):
     "Is `s` within `n` tokens by its UTF-8 length alone? o200k never makes more tokens than a text has bytes"
     return len(s)<=n and len(s.encode('utf-8', 'surrogatepass'))<=n
 
+# %% ../nbs/01_toks.ipynb #b7d3f9a4
+_piece_space = re.compile(r'(?<=\S) ')   # a space after a non-space starts an o200k piece
+_scan = 6   # characters per token a head is given before it is counted on its own
 
+def piece_cut(s, i):
+    "The first index at or after `i` where an o200k piece of `s` surely starts, or None"
+    m = _piece_space.search(s, i)
+    return m.start() if m else None
+
+# %% ../nbs/01_toks.ipynb #bdb98afa
+def within_toks(s, n, enc=None):
+    "Is `s` within `n` tokens? Its length decides where it can; else a head past what `n` tokens span is counted first, the rest only if still within"
+    if _bytes_within(s, n): return True
+    if len(s)>_tokmax*n: return False   # no token spans more than 128 bytes
+    j = piece_cut(s, _scan*(n+1)) if len(s)>_scan*(n+1) else None
+    if j is None: return len_toks(s, enc)<=n
+    k = len_toks(s[:j], enc)
+    return k<=n and k+len_toks(s[j:], enc)<=n
+
+# %% ../nbs/01_toks.ipynb #0686770d
+def last_piece_start(s, i):
+    "The last index before `i` (0 if none) where an o200k piece of `s` surely starts"
+    j = s.rfind(' ', 1, i)
+    while j>0 and s[j-1].isspace(): j = s.rfind(' ', 1, j)
+    return max(j, 0)
+
+# %% ../nbs/01_toks.ipynb #73d72474
+class HeadToks:
+    "Tokens of `s[:i]+tail` for any `i` and `tail`: the part before the last piece start is counted once, from the nearest part already counted"
+    def __init__(self, s, enc=None): self.s,self.enc,self.at = s,enc,{0: 0}
+    def before(self, j):
+        "Tokens of `s[:j]`, `j` a piece start"
+        if j not in self.at:
+            i = max(k for k in self.at if k<j)
+            self.at[j] = self.at[i] + len_toks(self.s[i:j], self.enc)
+        return self.at[j]
+    def __call__(self, i, tail=''):
+        j = last_piece_start(self.s, i)
+        return self.before(j) + len_toks(self.s[j:i]+tail, self.enc)
+
+# %% ../nbs/01_toks.ipynb #dcb8d169
+def head_toks(s, n, enc=None):
+    "Tokens of `s`, or of a head of `s` ending at a piece start, as long as they hold its first `n` tokens"
+    j = piece_cut(s, _scan*(n+1))
+    t = None if j is None else enc_toks(s[:j], enc)
+    return t if t is not None and len(t)>=n else enc_toks(s, enc)
+
+# %% ../nbs/01_toks.ipynb #8ab1cb04
 @lru_cache(maxsize=4096)
 def _len_short(s, enc):
     "`len_toks` of a short, often repeated string such as a renderer's empty cut form"
@@ -179,54 +231,12 @@ def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
         k = (lo+hi+1)//2
     return best
 
-# %% ../nbs/01_toks.ipynb #b7d3f9a4
-_piece_space = re.compile(r'(?<=\S) ')   # a space after a non-space starts an o200k piece
-_scan = 6   # characters per token a head is given before it is counted on its own
-
-def piece_cut(s, i):
-    "The first index at or after `i` where an o200k piece of `s` surely starts, or None"
-    m = _piece_space.search(s, i)
-    return m.start() if m else None
-
-def within_toks(s, n, enc=None):
-    "Is `s` within `n` tokens? Its length decides where it can; else a head past what `n` tokens span is counted first, the rest only if still within"
-    if _bytes_within(s, n): return True
-    if len(s)>_tokmax*n: return False   # no token spans more than 128 bytes
-    j = piece_cut(s, _scan*(n+1)) if len(s)>_scan*(n+1) else None
-    if j is None: return len_toks(s, enc)<=n
-    k = len_toks(s[:j], enc)
-    return k<=n and k+len_toks(s[j:], enc)<=n
-
-def last_piece_start(s, i):
-    "The last index before `i` (0 if none) where an o200k piece of `s` surely starts"
-    j = s.rfind(' ', 1, i)
-    while j>0 and s[j-1].isspace(): j = s.rfind(' ', 1, j)
-    return max(j, 0)
-
-class HeadToks:
-    "Tokens of `s[:i]+tail` for any `i` and `tail`: the part before the last piece start is counted once, from the nearest part already counted"
-    def __init__(self, s, enc=None): self.s,self.enc,self.at = s,enc,{0: 0}
-    def before(self, j):
-        "Tokens of `s[:j]`, `j` a piece start"
-        if j not in self.at:
-            i = max(k for k in self.at if k<j)
-            self.at[j] = self.at[i] + len_toks(self.s[i:j], self.enc)
-        return self.at[j]
-    def __call__(self, i, tail=''):
-        j = last_piece_start(self.s, i)
-        return self.before(j) + len_toks(self.s[j:i]+tail, self.enc)
-
-def head_toks(s, n, enc=None):
-    "Tokens of `s`, or of a head of `s` ending at a piece start, as long as they hold its first `n` tokens"
-    j = piece_cut(s, _scan*(n+1))
-    t = None if j is None else enc_toks(s[:j], enc)
-    return t if t is not None and len(t)>=n else enc_toks(s, enc)
+# %% ../nbs/01_toks.ipynb #66aea2dc
+def as_text(s):
+    "`s` as text: None is empty, anything else as aidialog shows a tool's value"
+    return '' if s is None else s if isinstance(s, str) else tool_text(s)
 
 # %% ../nbs/01_toks.ipynb #e6ae87b8
 def trunctoks_mid(s, max_toks, enc=None, mark=' … '):
     "Truncate the middle of `s` to at most `max_toks` tokens."
     return fit_text(as_text(s), max_toks, enc=enc, mark=mark)
-
-def as_text(s):
-    "`s` as text: None is empty, anything else as aidialog shows a tool's value"
-    return '' if s is None else s if isinstance(s, str) else tool_text(s)
