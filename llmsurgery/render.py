@@ -35,6 +35,7 @@ def tool_part(tool_name, **arguments):
     "Create a canonical tool-use part"
     return ToolUse(name=tool_name, arguments=arguments)
 
+# %% ../nbs/02_render.ipynb #37520820
 def tool_result(text, tool_name=None):
     "Create a canonical tool-result message; pass `tool_name` to pair it with its `tool_part` call"
     return Msg('tool', [ToolResult(name=tool_name, text=text)])
@@ -44,11 +45,20 @@ def compact_text(s, mark, max_toks, enc=None):
     "Render delimited prose within `max_toks`."
     return fit_text(as_text(s), max_toks, (lambda b: f'{mark} {b} {mark}') if mark else noop, enc=enc)
 
+# %% ../nbs/02_render.ipynb #3527109b
+def _full(s):
+    "The inside of `s` when, bar surrounding whitespace, it is wrapped in `𝍁`; else None"
+    h,t = s[:64].lstrip() or s.lstrip(),s[-64:].rstrip() or s.rstrip()   # look at the ends only: no copy of a huge `s`
+    if not (h[:1]=='𝍁' and t[-1:]=='𝍁'): return None
+    w = s.strip()
+    return w[1:-1].strip() if len(w)>1 else None
+
 # %% ../nbs/02_render.ipynb #13bd0b4e
 def _lines(s):
     "The non-blank lines of `s` joined with ` ¶ `"
     return ' ¶ '.join(filter(str.strip, s.splitlines()))
 
+# %% ../nbs/02_render.ipynb #fb74eb52
 _state_tags = 'warn', 'note', 'system-reminder'
 def _result_prep(s): return _lines(drop_blocks(s, _state_tags))
 
@@ -61,13 +71,6 @@ def compact_result(s, max_toks, enc=None):
 
 def _result_fmt(b): return f'> {b}' if b else '>'
 
-def _full(s):
-    "The inside of `s` when, bar surrounding whitespace, it is wrapped in `𝍁`; else None"
-    h,t = s[:64].lstrip() or s.lstrip(),s[-64:].rstrip() or s.rstrip()   # look at the ends only: no copy of a huge `s`
-    if not (h[:1]=='𝍁' and t[-1:]=='𝍁'): return None
-    w = s.strip()
-    return w[1:-1].strip() if len(w)>1 else None
-
 # %% ../nbs/02_render.ipynb #2afa38d9
 def _fence(code, info='python'):
     "`code` in a Markdown fence longer than any backtick run that starts one of its lines"
@@ -75,10 +78,12 @@ def _fence(code, info='python'):
     f = '`'*max(3, 1+max(map(len, runs), default=0))
     return f'{f}{info}\n{code.rstrip(chr(10))}\n{f}'
 
+# %% ../nbs/02_render.ipynb #6da52ff0
 def fence_min(enc=None):
     "Tokens in the smallest fenced rendering: a bare fence around the cut mark"
     return len_toks(_fence(' … '), enc)
 
+# %% ../nbs/02_render.ipynb #942cf0b1
 def fenced_code(code, max_toks, enc=None):
     "Render Python in a safe Markdown fence within `max_toks`."
     if max_toks is not None and max_toks < (m := fence_min(enc)):
@@ -137,6 +142,7 @@ def says(p, role):
         return bool(t) and not (role=='user' and is_plumbing(t)) and not (role=='assistant' and t=='.')
     return True
 
+# %% ../nbs/02_render.ipynb #6a0b1269
 def substantive(m):
     "Does message `m` carry conversation, rather than only host plumbing or placeholders?"
     return any(says(p, m.role) for p in m.content)
@@ -147,6 +153,7 @@ def is_injected_msg(m):
     ts = [p for p in m.content if says(p, 'user')]
     return m.role=='user' and bool(ts) and all(isinstance(p, Text) and is_injected(p.text) for p in ts)
 
+# %% ../nbs/02_render.ipynb #d1057951
 def opens_turn(m):
     "Does `m` open a user-led turn? In a document, injected user records join the turn they interrupt"
     return m.role=='user' and substantive(m) and not (_style.get() and is_injected_msg(m))
@@ -159,6 +166,7 @@ def _user_text(s, max_toks, enc=None):
 def _user_fmt(b): return f'§ {b} §'
 def _drop_reminders(t): return drop_blocks(t, ('system-reminder',))   # one function, not a fresh lambda: the fit's window memo keys on it
 
+# %% ../nbs/02_render.ipynb #309a5d27
 def compact_user_part(p, max_toks, enc=None):
     "Render one user-text part, replacing injected skill contents."
     if not says(p, 'user'): return ''
@@ -168,6 +176,7 @@ def compact_user_part(p, max_toks, enc=None):
     if is_skill_text(p.text): return compact_text(skill_marker, '§', max_toks, enc)
     return _user_text(p.text, max_toks, enc)
 
+# %% ../nbs/02_render.ipynb #f9b7b219
 def join_lines(xs): return '\n'.join(o for o in xs if o)
 
 def user_words(p):
@@ -176,6 +185,7 @@ def user_words(p):
     if isinstance(p, Text) and is_skill_text(p.text): return skill_marker
     return as_text(p.text) if isinstance(p, (Text, Refusal, ToolResult)) else f'{p.name}({_args(p.arguments, 64)})'
 
+# %% ../nbs/02_render.ipynb #f9877a5b
 def compact_user(m, max_toks, enc=None):
     "Render the text parts of a user message, dropping plumbing parts."
     rs = [r for p in m.content if (r := compact_user_part(p, max_toks, enc))]
@@ -193,6 +203,7 @@ def compact_asst_part(p, text_toks, call_toks, enc=None):
     if isinstance(p, ToolResult): return compact_result(p.text, call_toks, enc)
     return compact_text(p.ctext if isinstance(p, Media) else p.text, '»', text_toks, enc)
 
+# %% ../nbs/02_render.ipynb #78dc59ec
 def compact_asst(m, text_toks, call_toks, enc=None):
     "Render an assistant message."
     return join_lines(compact_asst_part(p, text_toks, call_toks, enc) for p in m.content)
@@ -203,6 +214,7 @@ def compact_tool(m, max_toks, enc=None):
     res = (doc_result(p, max_toks, enc) if _style.get() else compact_result(p.text, max_toks, enc) for p in m.content if not isinstance(p, Thinking))
     return join_lines(res)
 
+# %% ../nbs/02_render.ipynb #0284ad33
 def compact_msg(m, user_toks, asst_toks, call_toks, result_toks, enc=None):
     "Render one canonical message."
     if m.role=='user': return compact_user(m, user_toks, enc)
@@ -213,11 +225,13 @@ def compact_msg(m, user_toks, asst_toks, call_toks, result_toks, enc=None):
 # %% ../nbs/02_render.ipynb #a39c2978
 compact_policy = dict(user_toks=2000, asst_toks=150, call_toks=60, result_toks=35, last_n=5)
 
+# %% ../nbs/02_render.ipynb #d71505b4
 class Budgets(namedtuple('Budgets', 'user_toks asst_toks call_toks result_toks')):
     "A token budget per message class, in `compact_msg`'s order; `None` is unlimited"
     @classmethod
     def unlimited(cls): return cls(None, None, None, None)
 
+# %% ../nbs/02_render.ipynb #ca620f59
 @cache
 def min_budgets(enc=None):
     "The smallest `Budgets` each class can render in, so that no message vanishes (a user message may carry a call)"
@@ -225,6 +239,7 @@ def min_budgets(enc=None):
     call = max(fence_min(enc), t('!  … '), t('▶  … '))
     return Budgets(user_toks=max(t('§  …  §'), call), asst_toks=t('»  …  »'), call_toks=call, result_toks=t('>  … '))
 
+# %% ../nbs/02_render.ipynb #39c1e80e
 def _check(k, v, least):
     "`v`, the setting `k`, if it is None or a whole number >= `least`; else a ValueError naming it"
     if v is None: return v
@@ -232,6 +247,7 @@ def _check(k, v, least):
     if v<least: raise ValueError(f'{k}={v} is too small: the smallest {k[:-5]} rendering takes {least} tokens')
     return v
 
+# %% ../nbs/02_render.ipynb #efa51260
 class Policy(AttrDict):
     "The checked settings of a compaction: `compact_policy` with `kw` (None values ignored) over it"
     def __init__(self, enc=None, **kw):
@@ -249,16 +265,19 @@ class Compacted(str):
         res.stats,res.source,res.prior = stats,source,prior
         return res
 
+# %% ../nbs/02_render.ipynb #20cdf979
 def as_msg(m):
     "`m` as a canonical `Msg`, or a clear error"
     if isinstance(m, Msg): return m
     if isinstance(m, (dict, str)): return mk_msg(m)
     raise TypeError(f'expected canonical Msg objects, got {type(m).__name__}')
 
+# %% ../nbs/02_render.ipynb #2d505e15
 def turn_starts(msgs):
     "Indices of the messages that open a user-led turn"
     return [i for i,m in enumerate(msgs) if opens_turn(m)]
 
+# %% ../nbs/02_render.ipynb #cde2ba96
 def tail_idxs(msgs, last_n):
     "Indices of the last `last_n` substantive messages"
     return set(L(i for i,m in enumerate(msgs) if substantive(m))[-last_n:]) if last_n else set()
@@ -268,6 +287,7 @@ def render_msg(m, b, enc):
     "`(text, cut)`: message `m` rendered with `Budgets` `b`, and whether anything was cut"
     with count_cuts() as tally: return compact_msg(m, *b, enc=enc), bool(tally)
 
+# %% ../nbs/02_render.ipynb #5fcab5df
 def turns_of(msgs, texts):
     "Rendered `texts` of `msgs` grouped into user-led turns, each as one string"
     starts,turns = set(turn_starts(msgs)),[]
@@ -277,6 +297,7 @@ def turns_of(msgs, texts):
         turns[-1].append(t)
     return ['\n'.join(t) for t in turns]
 
+# %% ../nbs/02_render.ipynb #0e8f52e0
 turn_sep = '\n\n***\n\n'
 def join_turns(msgs, texts):
     "Rendered `texts` of `msgs` as user-led turns joined by `***`"
@@ -311,6 +332,7 @@ def doc_style(cwd=None, whole_cap=None):
     cwd = cwd.rstrip('/') if isinstance(cwd, str) and cwd.strip('/') else None
     return set_ctx(_style, DocStyle(cwd, whole_cap))
 
+# %% ../nbs/02_render.ipynb #8cfccb7f
 def rel_path(s, cwd):
     "`s` relative to `cwd` when it lies inside it, else `s`"
     return s[len(cwd)+1:] if cwd and isinstance(s, str) and s.startswith(cwd+'/') and len(s)>len(cwd)+1 else s
@@ -342,6 +364,7 @@ def doc_args(args, cwd=None):
     kept = {k: rel_path(v, cwd) if k in _path_args else v for k,v in args.items() if v is not None and v is not False}
     return {**{k: kept[k] for k in _path_args if k in kept}, **kept}
 
+# %% ../nbs/02_render.ipynb #9879e182
 def doc_call(p, max_toks, enc=None):
     "A tool-use part as a document shows it: `compact_call`'s forms, arguments by `doc_args`, a cut call keeping its head"
     name,args = str(ifnone(p.name, '?')),doc_args(p.arguments, _style.get().cwd)
@@ -372,18 +395,20 @@ def _may_diag(l):
     "Might line `l` match `_diag_re`? A quicker test that lets no match through: its words in lower case, its line starts"
     low = l.lower()
     return l.startswith(('E', '** (')) or any(w in low for w in _diag_words)
+
+# %% ../nbs/02_render.ipynb #04c8b127
 _failed_re = re.compile(r'\s*(?:error|<tool_use_error>|exit code:? *[1-9])', re.IGNORECASE)
 
 def is_error_result(s):
     "Is result text `s` an error: flagged by the host (`Error: …`, `<tool_use_error>`) or a failing command's output?"
     return bool(_failed_re.match(s[:64] if s else ''))
 
+# %% ../nbs/02_render.ipynb #c4f5c856
 def err_toks(n):
     "The budget of an error result where an ordinary result gets `n`"
     return None if n is None else 4*n+40
 
-_most_picks = 32
-
+# %% ../nbs/02_render.ipynb #3b34d9b0
 def _distinct(xs, k):
     "The first `k` distinct items of iterable `xs`, in order, reading no further"
     seen = {}
@@ -391,6 +416,9 @@ def _distinct(xs, k):
         seen[x] = None
         if len(seen)>=k: break
     return list(seen)
+
+# %% ../nbs/02_render.ipynb #752e2b99
+_most_picks = 32
 
 def _picks(n, flagged):
     "Which of `n` lines an error cut keeps, most wanted first: the first, each line in `flagged` (in order) and the line after it, then the rest in order"
@@ -404,6 +432,7 @@ def _join_kept(ls, kept):
     for a,b in zip([None]+ks, ks): res += ls[b] if a is None else (' ¶ ' if b==a+1 else ' … ')+ls[b]
     return res+(' …' if ks and ks[-1]<len(ls)-1 else '')
 
+# %% ../nbs/02_render.ipynb #5d25af01
 class CutLines:
     "Result lines, each cut by `head_text` to `per` tokens when first looked at"
     def __init__(self, ls, per, enc): self.raw,self.per,self.enc,self.cut = ls,per,enc,{}
@@ -415,6 +444,7 @@ class CutLines:
         "Indices of the lines, in order, that say what went wrong, as cut: only a line whose whole text does can"
         return (i for i,l in enumerate(self.raw) if _may_diag(l) and _diag_re.search(l) and _diag_re.search(self[i]))
 
+# %% ../nbs/02_render.ipynb #f5651412
 class KeptToks:
     "Tokens of `_result_fmt(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"
     def __init__(self, ls, enc): self.ls,self.enc,self.parts,self.end = ls,enc,{},len_toks(' …', enc)
@@ -427,6 +457,7 @@ class KeptToks:
         n = self.part('> ', ks[0]) + sum(self.part(' ¶ ' if b==a+1 else ' … ', b) for a,b in zip(ks, ks[1:]))
         return n + (self.end if ks[-1]<len(self.ls)-1 else 0)
 
+# %% ../nbs/02_render.ipynb #5016f9a6
 def error_result(s, max_toks, enc=None):
     "An error result within `max_toks`: whole, or its first line and diagnostic lines (each cut to a share), the rest left out"
     if max_toks is None: return compact_result(s, None, enc)
@@ -446,10 +477,12 @@ def whole_cut(w, max_toks, id=None, enc=None):
     note = f'𝍁 marked whole ({len(w):,} characters), cut to fit: the transcript holds {where} whole 𝍁'
     return fit_text(w, max_toks, lambda b: f'> {note} ¶ {b}', _result_prep, enc=enc) or fit_text(w, max_toks, _result_fmt, _result_prep, enc=enc)
 
+# %% ../nbs/02_render.ipynb #42e0514c
 def _too_big(w, cap, enc):
     "Is text `w` more than `cap` tokens? (counted only when its length leaves it in doubt)"
     return cap is not None and (len(w)>_head_chars*(cap+2) or len_toks(w, enc)>cap)
 
+# %% ../nbs/02_render.ipynb #7e7c99cc
 def doc_result(p, max_toks, enc=None):
     "A result part as a document shows it: boilerplate as `> ok`, an error by `error_result`, a too big `𝍁` result cut"
     s,st = as_text(p.text),_style.get()
