@@ -1,4 +1,4 @@
-"""Two cores for a long list: a forked child computes every other chunk, and the results are the same as in one process
+"""Two cores for a long list: a forked child shares the chunks of a map, and the results are the same as in one process
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/par.html.md"""
 
@@ -24,11 +24,15 @@ def can_fork():
 def _chunks(n, size): return [range(i, min(i+size, n)) for i in range(0, n, size)]
 
 def _queue(n):
-    "A pipe's read end holding the numbers `0..n-1`, its write end closed"
+    "A pipe's read end holding the numbers `0..n-1`, its write end closed; None if its buffer can't hold them"
     r,w = os.pipe()
-    os.write(w, array('I', range(n)).tobytes())
+    os.set_blocking(w, False)   # a system short of pipe memory gives a smaller buffer: never wait on it
+    data = array('I', range(n)).tobytes()
+    try: full = os.write(w, data)==len(data)
+    except BlockingIOError: full = False
     os.close(w)
-    return r
+    if not full: os.close(r)
+    return r if full else None
 
 def _work(f, xs, chunks, q):
     "`{number: results}` of the chunks claimed from queue `q` until it is empty"
@@ -65,7 +69,8 @@ def fork_map(f, xs):
     "`[f(x) for x in xs]`, a long `xs` shared with a forked child where `can_fork`: the same results either way"
     if len(xs)<par_min or not can_fork(): return [f(x) for x in xs]
     chunks = _chunks(len(xs), max(par_chunk, -(-len(xs)//_most_chunks)))
-    q,(r,w) = _queue(len(chunks)),os.pipe()
+    if (q := _queue(len(chunks))) is None: return [f(x) for x in xs]
+    r,w = os.pipe()
     if (pid := os.fork())==0:
         os.close(r)
         _child(f, xs, chunks, q, w)

@@ -69,3 +69,13 @@ def test_stopped_parent_leaves_no_child(tmp_path):
     child = next(o for o in pids if o != p.pid)
     time.sleep(0.2)
     with pytest.raises(ProcessLookupError): os.kill(child, 0)
+
+def test_queue_too_big_for_the_pipe_runs_here(monkeypatch):
+    "A queue the pipe can't hold without waiting is refused, and the map runs in this process"
+    assert par._queue(10**5) is None
+    q = par._queue(10)
+    assert os.read(q, 100) == bytes(__import__('array').array('I', range(10)))
+    os.close(q)
+    monkeypatch.setattr(par, 'par_chunk', 1)
+    monkeypatch.setattr(par, '_most_chunks', 10**6)
+    assert {p for p in fork_map(lambda x: os.getpid(), range(10**5))} == {os.getpid()}
