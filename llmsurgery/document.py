@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, msg2dict
 from .toks import len_toks, compact_enc
+from .par import fork_map
 from .render import *
 from .render import Policy, Budgets, as_msg, join_turns, turns_of, turn_sep, turn_starts
 from .fit import *
@@ -213,7 +214,7 @@ def _est_toks(msgs):
 # %% ../nbs/04_document.ipynb #551a3c5e
 def _before(msgs, pt, enc, exact, host_toks, host):
     "`(tokens, whose count)` of the transcript `msgs` after an earlier segment of `pt` tokens: exact o200k, the host's own count, or an estimate"
-    if exact: return _len_turns(turns_of(msgs, [compact_msg(m, *Budgets.unlimited(), enc=enc) for m in msgs]), enc)+pt,'o200k'
+    if exact: return _len_turns(turns_of(msgs, fork_map(lambda m: compact_msg(m, *Budgets.unlimited(), enc=enc), msgs)), enc)+pt,'o200k'
     if host_toks: return host_toks,f"{host or 'the host'}'s count"   # the host's context held the earlier segment too
     return _est_toks(msgs)+pt,'estimated'
 
