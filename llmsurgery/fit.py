@@ -133,12 +133,14 @@ class _Fitter:
 # %% ../nbs/03_fit.ipynb #52ae5fe0
 def _largest(lo, hi, size, n):
     "Largest `k` in `[lo, hi]` with `size(k) <= n`, for `size` non-decreasing and `size(lo) <= n`"
-    if (shi := size(hi))<=n: return hi
+    shi = size(hi)
+    if shi<=n: return hi
     slo,bis = size(lo),False
     while hi-lo>1:   # interpolation search; every other step bisects, so it never takes more than twice log2 steps
         k = (lo+hi)//2 if bis or shi<=slo else lo+(n-slo)*(hi-lo)//(shi-slo)
         k = min(max(k, lo+1), hi-1)
-        if (sk := size(k))<=n: lo,slo = k,sk
+        sk = size(k)
+        if sk<=n: lo,slo = k,sk
         else: hi,shi = k,sk
         bis = not bis
     return lo

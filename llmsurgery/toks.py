@@ -215,18 +215,24 @@ def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or cut to its ends around `mark`; '' if nothing fits"
     if max_toks is None: return fmt(prep(s))
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
-    if len(s)<=n and _bytes_within(t := prep(s), n) and _bytes_within(r := fmt(t), n): return r   # fits by bytes: nothing to tokenize
+    if len(s)<=n:   # short: it may fit by its bytes, with nothing to tokenize
+        t = prep(s)
+        r = fmt(t) if _bytes_within(t, n) else None
+        if r is not None and _bytes_within(r, n): return r
     e = _prepared(s, n, prep, enc, mark)
     fits = lambda r: within_toks(r, n, enc)
-    if e.ntoks is not None and fits(r := fmt(e.t)): return r   # not `ntoks<=n`: a renderer's format may trim (a fence drops trailing newlines)
+    whole = None if e.ntoks is None else fmt(e.t)
+    if whole is not None and fits(whole): return whole   # not `ntoks<=n`: a renderer's format may trim (a fence drops trailing newlines)
     _tally()
     best = fmt(mark)
-    if (base := _len_short(best, enc))>n: return ''
+    base = _len_short(best, enc)
+    if base>n: return ''
     lo,hi = 0,n-base                          # try the budget less the fixed cost first: it usually fits
     if e.ntoks is not None: hi = min(hi, e.ntoks-1)
     k = hi
     while lo<hi:
-        if fits(r := fmt(e.cut(k, mark))): best,lo = r,k
+        r = fmt(e.cut(k, mark))
+        if fits(r): best,lo = r,k
         else: hi = k-1
         k = (lo+hi+1)//2
     return best
