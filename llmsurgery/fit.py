@@ -10,7 +10,7 @@ __all__ = ['knob_top', 'knob_keep', 'knob_max', 'fit_floors', 'knob_least', 'tai
 
 # %% ../nbs/03_fit.ipynb #02e9e29d
 from fastcore.utils import *
-from .toks import len_toks, reuse_windows, as_text, piece_cut, last_piece_start
+from .toks import len_toks, reuse_windows, as_text, inner_toks
 from .render import *
 from .par import fork_map
 from .render import Policy, Budgets, min_budgets, policy_chat, as_msg, render_msg, join_turns, turn_starts, chat_stats, tail_idxs, turn_sep
@@ -78,11 +78,6 @@ def _whole_toks(m, cap, enc=None):
 # %% ../nbs/03_fit.ipynb #7d740ff5
 _look_back = 8   # the newest turns may show a rendering is over its target while they are at most an eighth of the messages
 
-def _inner_toks(s, enc=None):
-    "At least as many tokens as any text holding `s` has: those of `s` between its first and last sure piece starts"
-    p,q = piece_cut(s, 1),last_piece_start(s, len(s))
-    return 0 if p is None or q<=p else len_toks(s[p:q], enc)
-
 # %% ../nbs/03_fit.ipynb #4569b0ca
 class _Fitter:
     "Renders of `msgs` at any knob setting and starting message, with per-message caching"
@@ -97,12 +92,15 @@ class _Fitter:
         self.newest = [starts[k] for k in range(len(starts)) if k & (k+1) == 0]   # where the newest 1, 2, 4, 8, ... turns start
     def render(self, knob, start=0):
         "`(doc, rendered)`: the wrapped rendering from message `start` on, and `(text, cut)` per message"
-        b,x = _budgets(knob, self.pol, self.floors)
-        tb = _tail_budgets(b, x)
-        with reuse_windows(self.memo): rendered = self._msgs([(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))])
+        with reuse_windows(self.memo): rendered = self._msgs(self._jobs(knob, start))
         body = join_turns(self.msgs[start:], [t for t,_ in rendered])
         if start: body = _dropped_line(self.msgs, start)+(turn_sep+body if body else '')
         return self.wrap(body, _state_budgets(knob, self.pol, self.floors)), rendered
+    def _jobs(self, knob, start):
+        "`(i, Budgets)` of each message from `start` on at `knob`: a tail message's budgets or its class's"
+        b,x = _budgets(knob, self.pol, self.floors)
+        tb = _tail_budgets(b, x)
+        return [(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))]
     def _key(self, i, b):
         "What message `i`'s rendering with `Budgets` `b` depends on"
         r = self.msgs[i].role
@@ -119,11 +117,10 @@ class _Fitter:
     def over(self, knob, n):
         "Is the rendering at `knob`, from the first message, surely over `n` tokens? Its newest turns alone can show it"
         if not self.verbatim: return False
-        b,x = _budgets(knob, self.pol, self.floors)
         for s in self.newest:   # each twice as many turns back as the last
             if len(self.msgs)-s > len(self.msgs)//_look_back: return False
-            texts = [t for t,_ in self._msgs([(i, _tail_budgets(b, x) if i in self.tail else b) for i in range(s, len(self.msgs))])]
-            if texts[0] and _inner_toks(join_turns(self.msgs[s:], texts), self.enc)>n: return True
+            texts = [t for t,_ in self._msgs(self._jobs(knob, s))]
+            if texts[0] and inner_toks(join_turns(self.msgs[s:], texts), self.enc)>n: return True
         return False
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"
