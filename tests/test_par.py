@@ -59,16 +59,19 @@ def test_stopped_parent_leaves_no_child(tmp_path):
     "A SIGTERM (Ctrl-C alike) while both processes render: the parent stops, and its child is killed and reaped"
     import subprocess, sys, time
     p = subprocess.Popen([sys.executable, '-c', CHILD_CODE, str(tmp_path)])
-    for _ in range(200):
-        if len(list(tmp_path.iterdir()))>=2: break
-        time.sleep(0.05)
-    pids = [int(o.name) for o in tmp_path.iterdir()]
-    assert len(pids) == 2 and p.pid in pids
-    p.send_signal(signal.SIGTERM)
-    assert p.wait(timeout=20) == 3
-    child = next(o for o in pids if o != p.pid)
-    time.sleep(0.2)
-    with pytest.raises(ProcessLookupError): os.kill(child, 0)
+    try:
+        for _ in range(200):
+            if len(list(tmp_path.iterdir()))>=2: break
+            time.sleep(0.05)
+        pids = [int(o.name) for o in tmp_path.iterdir()]
+        assert len(pids) == 2 and p.pid in pids
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=20) == 3
+        child = next(o for o in pids if o != p.pid)
+        time.sleep(0.2)
+        with pytest.raises(ProcessLookupError): os.kill(child, 0)
+    finally:   # on a failure, leave nothing running
+        if p.poll() is None: p.kill(); p.wait()
 
 def test_queue_too_big_for_the_pipe_runs_here(monkeypatch):
     "A queue the pipe can't hold without waiting is refused, and the map runs in this process"
