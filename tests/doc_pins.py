@@ -42,6 +42,13 @@ def documents(path):
 
 def compute(): return {p.name: documents(p) for p in inputs()}
 
+def pinned(): return json.loads(pin_file.read_text())
+
+def changed(path, pins=None):
+    "The cases of session `path` whose document differs from its pin (a missing or extra case counts too)"
+    want,got = (pins or pinned())[path.name],documents(path)
+    return sorted(k for k in want.keys() | got.keys() if want.get(k)!=got.get(k))
+
 if __name__ == '__main__':
     if '--write' not in sys.argv: sys.exit('usage: python tests/doc_pins.py --write   (rewrites tests/data/doc_pins.json)')
     atomic_write(pin_file, (json.dumps(compute(), indent=1, sort_keys=True) + '\n').encode())

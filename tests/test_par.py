@@ -3,7 +3,7 @@ import json, os, signal, warnings
 import pytest
 from llmsurgery import par
 from llmsurgery.par import fork_map, can_fork
-from doc_pins import inputs, documents, pin_file
+from doc_pins import inputs, changed, pinned
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason='this process may not fork (not Linux, one core, or other threads)')
 
@@ -33,12 +33,11 @@ def test_documents_made_on_two_cores_are_the_pinned_ones(monkeypatch):
     "Every session of the pins, with the map forked from its 50th item: the same documents, plain and fitted"
     monkeypatch.setattr(par, 'par_min', 50)
     monkeypatch.setattr(par, 'par_chunk', 8)
-    pins = json.loads(pin_file.read_text())
+    pins = pinned()
     big = [p for p in inputs() if p.stat().st_size > 200_000]
     assert big
     for p in big:
-        got = documents(p)
-        assert [k for k in got if got[k]!=pins[p.name][k]] == [], p.name
+        assert changed(p, pins) == [], p.name
 
 CHILD_CODE = '''
 import os, signal, sys, time
