@@ -17,7 +17,7 @@ from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult
 from .toks import fit_text, as_text
 from .render import *
 from .render import Budgets, rel_path, error_result, err_toks, is_error_result, is_injected_msg, user_words
-from .hosts import is_summary_text
+from .inject import is_summary_text
 
 # %% ../nbs/07_state.ipynb #b8c258f6
 def first_prompt(msgs):

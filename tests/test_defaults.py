@@ -11,7 +11,7 @@ import pyskills
 import llmsurgery.skill as sk
 from llmsurgery.render import compact_policy
 from llmsurgery.document import compact_content
-from llmsurgery.hosts import is_summary_text
+from llmsurgery.inject import is_summary_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = Path(os.environ.get('LLMSURGERY_SPEC') or ROOT.parent/'shared'/'spec'/'compact.md')
@@ -93,7 +93,7 @@ def test_readme_notation():
 
 def test_render_prose():
     "`02_render`'s essay on the policy states each budget and `last_n` as `compact_policy` holds them"
-    cells = json.loads((ROOT/'nbs'/'02_render.ipynb').read_text())['cells']
+    cells = json.loads((ROOT/'nbs'/'04_render.ipynb').read_text())['cells']
     t = fold(next(''.join(c['source']) for c in cells if c['cell_type']=='markdown' and '`compact_policy` holds the production budgets' in ''.join(c['source'])))
     pats = dict(user_toks=r'User text gets by far the largest allowance \(([\d,]+) tokens', asst_toks=r'Assistant prose \(([\d,]+)\)',
                 call_toks=r'tool calls \(([\d,]+)\)', result_toks=r'A result keeps a ([\d,]+)-token sample', last_n=r'The final `last_n=(\d+)`')

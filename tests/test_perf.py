@@ -5,8 +5,8 @@ import io, json, types, warnings
 from pathlib import Path
 import orjson, pytest
 from hypothesis import given, settings, strategies as st
-from llmsurgery import hosts
-from llmsurgery.hosts import last_boundary, records, Msgs
+from llmsurgery import jsonl as hosts
+from llmsurgery.jsonl import last_boundary, records, Msgs
 from llmsurgery.claude import read_claude, cc_boundary, cc_boundary_mark
 from llmsurgery.codex import read_codex
 from llmsurgery.sessions import read_session

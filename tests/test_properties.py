@@ -12,7 +12,7 @@ from aidialog.msg_parts import Msg, Text, Thinking, Refusal, InputImage, ToolUse
 from llmsurgery.compact import (compact_enc, len_toks, trunctoks_mid, compact_text, compact_result, bash_call, generic_call,
     fenced_code, fence_min, compact_call, compact_user, compact_user_part, compact_asst, compact_asst_part, compact_tool,
     compact_msg, compact_chat, compact_doc, compact_content, compaction_report)
-from llmsurgery.hosts import is_plumbing, skill_marker
+from llmsurgery.inject import is_plumbing, skill_marker
 from llmsurgery.render import user_words as _user_words, says as _says   # the one-block form of an overrunning user message
 from llmsurgery.render import Budgets, Policy, doc_style, doc_call, doc_result, error_result, head_text, err_toks
 from llmsurgery.document import covers_clause
