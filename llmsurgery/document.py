@@ -193,7 +193,7 @@ def compact_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=N
     wrap = lambda c, b=pol.budgets: compact_content(join_compacts(prior, c), path, notes, covers, render_state(facts, b))
     wrap.verbatim = True   # the rendering stands in the document unchanged
     with doc_style(cwd, max_toks):
-        doc = compact_chat(new, enc=enc, **policy) if max_toks is None else fit_chat(new, max_toks, enc=enc, wrap=wrap, floors=_doc_floors, **policy)
+        doc = compact_chat(new, enc=enc, **pol) if max_toks is None else fit_chat(new, max_toks, enc=enc, wrap=wrap, floors=_doc_floors, **policy)
     return Compacted(wrap(doc) if max_toks is None else doc, doc.stats, source=new, prior=prior)
 
 # %% ../nbs/08_document.ipynb #063a58b4

@@ -185,7 +185,7 @@ def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, **policy):
     return Compacted(doc, chat_stats(msgs, rendered, start))
 
 # %% ../nbs/06_fit.ipynb #1654f83c
-def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, last_n=None, max_toks=None):
+def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, last_n=0, max_toks=None):
     "Render canonical messages as compact user-led turns; `max_toks` fits the whole rendering to that size."
     pol = Policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks, last_n=last_n)
     return policy_chat(msgs, pol, enc) if max_toks is None else fit_chat(msgs, max_toks, enc=enc, **pol)

@@ -6,8 +6,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/render.html.md"""
 
 # %% auto #0
 __all__ = ['call_renderers', 'compact_policy', 'turn_sep', 'boilerplate', 'done_mark', 'tool_part', 'tool_result', 'compact_text',
-           'compact_result', 'fence_min', 'fenced_code', 'bash_call', 'generic_call', 'compact_call', 'says',
-           'substantive', 'is_injected_msg', 'opens_turn', 'compact_user_part', 'join_lines', 'user_words',
+           'compact_result', 'result_part', 'fence_min', 'fenced_code', 'bash_call', 'generic_call', 'compact_call',
+           'says', 'substantive', 'is_injected_msg', 'opens_turn', 'compact_user_part', 'join_lines', 'user_words',
            'compact_user', 'compact_asst_part', 'compact_asst', 'compact_tool', 'compact_msg', 'Budgets', 'min_budgets',
            'Policy', 'Compacted', 'as_msg', 'turn_starts', 'tail_idxs', 'render_msg', 'turns_of', 'join_turns',
            'chat_stats', 'policy_chat', 'DocStyle', 'doc_style', 'rel_path', 'head_text', 'doc_args', 'doc_call',
@@ -70,6 +70,11 @@ def compact_result(s, max_toks, enc=None):
     return fit_text(s, max_toks, _result_fmt, _result_prep, enc=enc)
 
 def _result_fmt(b): return f'> {b}' if b else '>'
+
+# %% ../nbs/04_render.ipynb #09da636e
+def result_part(p, max_toks, enc=None):
+    "Render tool-result part `p` within `max_toks`; one its tool marked `full` as if wrapped in `𝍁`: whole"
+    return compact_result(f'𝍁{as_text(p.text)}𝍁' if p.full else p.text, max_toks, enc)
 
 # %% ../nbs/04_render.ipynb #2afa38d9
 def _fence(code, info='python'):
@@ -199,8 +204,8 @@ def compact_asst_part(p, text_toks, call_toks, enc=None):
     if not says(p, 'assistant'): return ''
     if isinstance(p, ToolUse):
         c = compact_call(p, call_toks, enc)
-        return join_lines([c, compact_result(p.text, call_toks, enc)]) if p.server and p.text else c
-    if isinstance(p, ToolResult): return compact_result(p.text, call_toks, enc)
+        return join_lines([c, result_part(p, call_toks, enc)]) if p.server and p.text else c
+    if isinstance(p, ToolResult): return result_part(p, call_toks, enc)
     return compact_text(p.ctext if isinstance(p, Media) else p.text, '»', text_toks, enc)
 
 # %% ../nbs/04_render.ipynb #78dc59ec
@@ -211,7 +216,7 @@ def compact_asst(m, text_toks, call_toks, enc=None):
 # %% ../nbs/04_render.ipynb #031771ef
 def compact_tool(m, max_toks, enc=None):
     "Render the result parts of a tool message."
-    res = (doc_result(p, max_toks, enc) if _style.get() else compact_result(p.text, max_toks, enc) for p in m.content if not isinstance(p, Thinking))
+    res = (doc_result(p, max_toks, enc) if _style.get() else result_part(p, max_toks, enc) for p in m.content if not isinstance(p, Thinking))
     return join_lines(res)
 
 # %% ../nbs/04_render.ipynb #0284ad33
@@ -487,7 +492,8 @@ def doc_result(p, max_toks, enc=None):
     "A result part as a document shows it: boilerplate as `> ok`, an error by `error_result`, a too big `𝍁` result cut"
     s,st = as_text(p.text),_style.get()
     if is_boilerplate(s): return done_mark
-    if (w := _full(s)) is not None:
-        return whole_cut(w, max_toks, p.id, enc) if max_toks is not None and _too_big(w, st.whole_cap, enc) else compact_result(s, None, enc)
+    w = s if p.full else _full(s)
+    if w is not None:
+        return whole_cut(w, max_toks, p.id, enc) if max_toks is not None and _too_big(w, st.whole_cap, enc) else result_part(p, None, enc)
     if is_error_result(s): return error_result(s, err_toks(max_toks), enc)
     return compact_result(s, max_toks, enc)
