@@ -36,7 +36,7 @@ from fastcore.utils import *
 from fastcore.script import call_parse, is_cli
 from .toks import len_toks
 from .render import Policy
-from .document import compact_doc, compaction_report, report_line, report_table
+from .document import continuation_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
 from .sessions import read_session, SessionWarning, find_session, find_sessions, write_resume, session_table
 from .files import atomic_write, read_regular
@@ -120,13 +120,13 @@ def compact_session(session, out=None, notes='', since=None, max_tokens=None, la
             doc,line = compact_dialog(s, str(path.resolve()), notes, in_place_copy, **pol)
             return doc, lines+[line], None
         if in_place_copy: raise ValueError('--in-place-copy applies to aidialog notebooks only')
-        doc = compact_doc(s.msgs, str(path.resolve()), notes, earlier, max_tokens, cwd=s.cwd, **pol)
+        doc = continuation_doc(s.msgs, str(path.resolve()), notes, earlier, max_tokens, cwd=s.cwd, **pol)
         if bar: bar.set_description('counting tokens')
-        r = compaction_report(s.msgs, doc, exact=report, host_toks=s.host_toks, host=s.host)   # the exact count of the whole transcript only under --report
+        r = compaction_report(doc, exact=report, host_toks=s.host_toks, host=s.host)   # the exact count of the whole transcript only under --report
         if doc.prior: lines.append(f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:")
     finally:
         if bar: bar.close()
-    return doc, lines+[report_line(r)]+([report_table(r)] if report else []), (write_resume(s, doc, r) if resume else None)
+    return doc.text, lines+[report_line(r)]+([report_table(r)] if report else []), (write_resume(s, doc.text, r) if resume else None)
 
 # %% ../nbs/20_cli.ipynb #5c1a9e07
 _stop_signals = (signal.SIGINT, signal.SIGTERM)

@@ -16,7 +16,6 @@ from .files import atomic_write
 from .hist import fmt2hist, pair_tools
 from .toks import len_toks, trunctoks_mid
 from .render import *
-from .render import Policy, says, join_lines
 from .fit import compact_chat
 from .document import compact_content, join_compacts
 
@@ -31,7 +30,7 @@ def compact_reply(reply, asst_toks=None, call_toks=None, result_toks=None, enc=N
         for p in m.content:
             if isinstance(p, ToolResult):
                 if p.id in res: out.append(compact_result(res.pop(p.id).text, pol['result_toks'], enc))   # a result with no call
-            elif isinstance(p, (Text, Refusal)) and says(p, 'assistant'): out.append(compact_text(p.text, mark, pol['asst_toks'], enc))
+            elif isinstance(p, (Text, Refusal)) and p.says('assistant'): out.append(compact_text(p.text, mark, pol['asst_toks'], enc))
             elif isinstance(p, ToolUse):
                 out.append(compact_asst_part(p, pol['asst_toks'], pol['call_toks'], enc))
                 if p.id in res: out.append(compact_result(res.pop(p.id).text, pol['result_toks'], enc))

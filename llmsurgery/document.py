@@ -7,8 +7,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/document.html.md"""
 # %% auto #0
 __all__ = ['compact_skills', 'valid_text', 'path_text', 'notes_text', 'compact_content', 'compact_body', 'split_compaction',
            'join_compacts', 'msg_fingerprint', 'covers_clause', 'covered_by', 'doc_path', 'same_session', 'since_start',
-           'pasted_prior', 'earlier_segment', 'doc_task', 'doc_facts', 'compact_doc', 'compaction_report',
-           'report_line', 'report_table']
+           'pasted_prior', 'earlier_segment', 'doc_task', 'doc_facts', 'Doc', 'continuation_doc', 'compact_doc',
+           'compaction_report', 'report_line', 'report_table']
 
 # %% ../nbs/08_document.ipynb #936d2a75
 import ast, hashlib, json, os, re
@@ -18,9 +18,8 @@ from aidialog.msg_parts import Msg, Text, msg2dict
 from .toks import len_toks, compact_enc
 from .par import fork_map
 from .render import *
-from .render import Policy, Budgets, as_msg, join_turns, turns_of, turn_sep, turn_starts
+from .docstyle import DocStyle
 from .fit import *
-from .render import doc_style
 from .state import state_facts, render_state
 
 # %% ../nbs/08_document.ipynb #b6bbee48
@@ -71,7 +70,7 @@ def compact_content(chat, path, notes='', covers='', state=''):
     if notes: doc += _notes_head + notes_text(notes)
     doc += _skills_part(chat)
     doc += _path_head + f'The complete, authoritative transcript is `{path_text(path)}`.' + (f' This document covers it through {covers}.' if covers else '')
-    return Compacted(doc, getattr(chat, 'stats', None))
+    return doc
 
 # %% ../nbs/08_document.ipynb #6e859ff1
 def _no_notes(body, notes):
@@ -183,18 +182,29 @@ def doc_facts(msgs, new, prior='', since=None, cwd=None):
     return rest[:k] + [('Task (the first prompt typed)', task, 'task')] + rest[k:]
 
 # %% ../nbs/08_document.ipynb #d0a06728
-_doc_floors = dict(fit_floors, result_toks=0)   # in a document a result may shrink to its least form: boilerplate is `> ok`, errors have their own budget
+class Doc(BasicRepr):
+    "A continuation document: `text`, `stats` of its rendering, the `prior` body kept, the `new` messages after it, `toks`"
+    def __init__(self, text, stats, prior='', new=(), toks=None): store_attr()
+    def __str__(self): return self.text
 
-def compact_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, **policy):
-    "A continuation document for `msgs`, the session at `path` run in `cwd`: the state, an earlier document's body verbatim, the rest compacted, within `max_toks` tokens if given"
+_doc_floors = dict(fit_floors, result_toks=0)   # a result may shrink to its least form: boilerplate is `> ok`
+
+def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, **policy):
+    "The `Doc` of `msgs`, the session at `path` run in `cwd`: state, earlier body verbatim, the rest within `max_toks`"
     msgs = [as_msg(m) for m in msgs]
     prior,new = earlier_segment(msgs, since, path)
     covers,facts,pol = covers_clause(msgs),doc_facts(msgs, new, prior, since, cwd),Policy(enc, **policy)
     wrap = lambda c, b=pol.budgets: compact_content(join_compacts(prior, c), path, notes, covers, render_state(facts, b))
-    wrap.verbatim = True   # the rendering stands in the document unchanged
-    with doc_style(cwd, max_toks):
-        doc = compact_chat(new, enc=enc, **pol) if max_toks is None else fit_chat(new, max_toks, enc=enc, wrap=wrap, floors=_doc_floors, **policy)
-    return Compacted(wrap(doc) if max_toks is None else doc, doc.stats, source=new, prior=prior)
+    r = DocStyle(cwd, max_toks)
+    if max_toks is None:
+        res = policy_chat(new, pol, enc, r)
+        return Doc(wrap(res.text), res.stats, prior, new)
+    res = fit_chat(new, max_toks, enc, wrap, _doc_floors, r, verbatim=True, **pol)
+    return Doc(res.text, res.stats, prior, new, res.toks)
+
+def compact_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, **policy):
+    "The text of the continuation document for `msgs` (see `continuation_doc`)"
+    return continuation_doc(msgs, path, notes, since, max_toks, enc, cwd, **policy).text
 
 # %% ../nbs/08_document.ipynb #063a58b4
 def _len_turns(turns, enc=None):
@@ -212,34 +222,37 @@ def _est_toks(msgs):
     return -(-n//_chars_per_tok)
 
 # %% ../nbs/08_document.ipynb #551a3c5e
-def _before(msgs, pt, enc, exact, host_toks, host):
-    "`(tokens, whose count)` of the transcript `msgs` after an earlier segment of `pt` tokens: exact o200k, the host's own count, or an estimate"
-    if exact: return _len_turns(turns_of(msgs, fork_map(lambda m: compact_msg(m, *Budgets.unlimited(), enc=enc), msgs)), enc)+pt,'o200k'
+def _before(msgs, pt, host_toks, host):
+    "`(tokens, whose count)` of transcript `msgs` after an earlier segment of `pt` tokens: the host's own, or an estimate"
     if host_toks: return host_toks,f"{host or 'the host'}'s count"   # the host's context held the earlier segment too
     return _est_toks(msgs)+pt,'estimated'
 
+def _exact(msgs, pt, enc=None):
+    "The o200k tokens of transcript `msgs` rendered without budgets, after an earlier segment of `pt` tokens"
+    return _len_turns(turns_of(msgs, fork_map(lambda m: compact_msg(m, *Budgets.unlimited(), enc=enc), msgs)), enc)+pt
+
 # %% ../nbs/08_document.ipynb #1b0d3bce
-def compaction_report(msgs, doc, enc=None, prior='', exact=True, host_toks=None, host=None):
-    "Counts of what `doc`, a compaction of `msgs` after the earlier segment `prior`, kept: messages, turns, user messages, calls, results and tokens"
-    if getattr(doc, 'stats', None) is None: raise ValueError('doc carries no stats: pass the text that compact_chat, fit_chat, compact_content or compact_doc returned')
-    host_toks,host = ifnone(host_toks, getattr(msgs, 'host_toks', None)),ifnone(host, getattr(msgs, 'host', None))
-    msgs,prior = [as_msg(m) for m in ifnone(doc.source, msgs)],ifnone(doc.prior, prior)
-    pt = len_toks(prior, enc) if prior else 0
-    before,by = _before(msgs, pt, enc, exact, host_toks, host)
-    after = len_toks(doc, enc)
-    return AttrDict(doc.stats, toks_prior=pt, toks_before=before, before_by=by, toks_host=host_toks, host=host, toks_after=after, ratio=round(before/max(after, 1), 2))
+def compaction_report(doc, exact=False, host_toks=None, host=None, enc=None):
+    "What `Doc` `doc` kept: messages, turns, calls, results; tokens before (host's or estimated; `exact`: o200k too), after"
+    pt = len_toks(doc.prior, enc) if doc.prior else 0
+    before,by = _before(doc.new, pt, host_toks, host)
+    after = ifnone(doc.toks, len_toks(doc.text, enc))
+    return AttrDict(doc.stats, toks_prior=pt, toks_before=before, before_by=by, toks_exact=_exact(doc.new, pt, enc) if exact else None,
+                    toks_host=host_toks, host=host, toks_after=after, ratio=round(before/max(after, 1), 2))
 
 # %% ../nbs/08_document.ipynb #928589ba
 def report_line(r):
     "One line: messages and turns read, tokens before (saying whose count) and after, and the ratio"
-    return f"{r.msgs:,} messages ({r.turns:,} turns) read; {r.toks_before:,} tokens ({r.get('before_by', 'o200k')}) -> {r.toks_after:,} tokens (ratio {r.ratio:,})"
+    return (f"{r.msgs:,} messages ({r.turns:,} turns) read; {r.toks_before:,} tokens ({r.before_by}) -> "
+            f"{r.toks_after:,} tokens (ratio {r.ratio:,})")
 
 # %% ../nbs/08_document.ipynb #4c670393
 def report_table(r):
     "The counts of `compaction_report` as aligned lines"
-    rows = [('messages read', r.msgs), ('turns read', r.turns), ('turns dropped', r.user_dropped), ('messages dropped', r.dropped_msgs),
-        ('user messages kept whole', r.user_whole), ('user messages cut', r.user_cut), ('user messages dropped', r.user_dropped),
-        ('tool calls rendered', r.calls), ('tool results cut', r.results_cut), (f"tokens before ({r.get('before_by', 'o200k')})", r.toks_before)]
-    if r.get('toks_host') and r.get('before_by')=='o200k': rows.append((f"tokens before ({r.host or 'the host'}'s count)", r.toks_host))
+    rows = [('messages read', r.msgs), ('turns read', r.turns), ('turns dropped', r.user_dropped),
+        ('messages dropped', r.dropped_msgs), ('user messages kept whole', r.user_whole), ('user messages cut', r.user_cut),
+        ('user messages dropped', r.user_dropped), ('tool calls rendered', r.calls), ('tool results cut', r.results_cut),
+        (f"tokens before ({r.before_by})", r.toks_before)]
+    if r.get('toks_exact'): rows.append(('tokens before (o200k, rendered whole)', r.toks_exact))
     rows += [('tokens after', r.toks_after), ('ratio', r.ratio)]
-    return '\n'.join(f'{k:>36}: {v:,}' for k,v in rows)
+    return '\n'.join(f'{k:>38}: {v:,}' for k,v in rows)

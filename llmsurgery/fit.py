@@ -10,10 +10,9 @@ __all__ = ['knob_top', 'knob_keep', 'knob_max', 'fit_floors', 'knob_least', 'tai
 
 # %% ../nbs/06_fit.ipynb #02e9e29d
 from fastcore.utils import *
-from .toks import len_toks, reuse_windows, as_text, inner_toks
+from .toks import len_toks, as_text, inner_toks, tok_chars, WindowMemo
 from .render import *
 from .par import fork_map
-from .render import Policy, Budgets, min_budgets, policy_chat, as_msg, render_msg, join_turns, turn_starts, chat_stats, tail_idxs, turn_sep
 
 # %% ../nbs/06_fit.ipynb #3798537f
 _stages = 'user_toks', 'tail', 'asst_toks', 'call_toks', 'result_toks'   # restored in this order as the knob turns up
@@ -52,50 +51,50 @@ def _state_budgets(knob, pol, floors):
     return Budgets(*(round(floors[k]+(pol[k]-floors[k])*x) for k in Budgets._fields))
 
 # %% ../nbs/06_fit.ipynb #908e889f
-def _dropped_line(msgs, start):
-    "The marker for the first `start` messages of `msgs` left out"
-    nt = sum(i<start for i in turn_starts(msgs))
+def _dropped_line(msgs, start, r=dsl):
+    "The marker for the first `start` messages of `msgs` left out (turns as renderer `r` opens them)"
+    nt = sum(i<start for i in turn_starts(msgs, r))
     return f'… {nt} earlier turn{"s"*(nt!=1)} ({start} message{"s"*(start!=1)}) left out …'
 
 # %% ../nbs/06_fit.ipynb #55df5e99
-tail_share = 1/4   # the last messages kept whole take at most this share of the target; the biggest leave the tail first
+tail_share = 1/4   # the last messages kept whole take at most this share of the target; the biggest leave first
 
-def capped_tail(msgs, idxs, cap, enc=None):
-    "Of the tail `idxs`, those whose whole renderings together take at most `cap` tokens: tool results leave first, then the biggest"
-    size = {i: _whole_toks(msgs[i], cap, enc) for i in idxs}
+def capped_tail(msgs, idxs, cap, enc=None, r=dsl):
+    "Of tail `idxs`, those whose whole renderings take at most `cap` tokens: tool results leave first, then the biggest"
+    size = {i: _whole_toks(msgs[i], cap, enc, r) for i in idxs}
     order = sorted(idxs, key=lambda i: (msgs[i].role!='tool', -size[i]))
     kept,tot = set(idxs),sum(size.values())
     for i in order:
         if tot<=cap: break
-        kept.discard(i); tot -= size[i]
+        kept.discard(i)
+        tot -= size[i]
     return kept
 
-def _whole_toks(m, cap, enc=None):
-    "Tokens in message `m` rendered whole; any count over `cap` may stand for a bigger one, so a huge text is not counted"
+def _whole_toks(m, cap, enc=None, r=dsl):
+    "Tokens in message `m` rendered whole by `r`; a count over `cap` may stand for a bigger one: a huge text is not counted"
     chars = sum(len(as_text(getattr(p, 'text', None))) for p in m.content)
-    return cap+1 if chars>128*(cap+2) else len_toks(compact_msg(m, *Budgets.unlimited(), enc=enc), enc)
+    return cap+1 if chars>tok_chars*(cap+2) else len_toks(render_msg(m, Budgets.unlimited(), r, enc), enc)
 
 # %% ../nbs/06_fit.ipynb #7d740ff5
 _look_back = 8   # the newest turns may show a rendering is over its target while they are at most an eighth of the messages
 
 # %% ../nbs/06_fit.ipynb #4569b0ca
 class _Fitter:
-    "Renders of `msgs` at any knob setting and starting message, with per-message caching"
-    def __init__(self, msgs, pol, enc, wrap, n, floors=None):
-        store_attr('msgs,pol,enc,wrap')
+    "Renders of `msgs` by `r` at any knob setting and starting message, with per-message caching"
+    def __init__(self, msgs, pol, enc, wrap, n, floors=None, r=dsl, verbatim=False):
+        store_attr('msgs,pol,enc,wrap,r,verbatim')   # verbatim: `wrap` keeps the rendering as it is
         mins = min_budgets(enc)._asdict()
         self.floors = {k: min(pol[k], max(mins[k], ifnone(floors, fit_floors)[k])) for k in Budgets._fields}
-        self.cache,self.memo,self.sizes = {},{},{}
-        self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc)
-        self.verbatim = wrap is noop or getattr(wrap, 'verbatim', False)   # the rendering stands in what `wrap` makes of it unchanged
-        starts = [i for i in turn_starts(msgs) if i>0][::-1]
-        self.newest = [starts[k] for k in range(len(starts)) if k & (k+1) == 0]   # where the newest 1, 2, 4, 8, ... turns start
+        self.cache,self.memo,self.sizes = {},WindowMemo(enc),{}
+        self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc, r)
+        starts = [i for i in turn_starts(msgs, r) if i>0][::-1]
+        self.newest = [starts[k] for k in range(len(starts)) if k & (k+1) == 0]   # the newest 1, 2, 4, 8, ... turns
     def render(self, knob, start=0):
-        "`(doc, rendered)`: the wrapped rendering from message `start` on, and `(text, cut)` per message"
-        with reuse_windows(self.memo): rendered = self._msgs(self._jobs(knob, start))
-        body = join_turns(self.msgs[start:], [t for t,_ in rendered])
-        if start: body = _dropped_line(self.msgs, start)+(turn_sep+body if body else '')
-        return self.wrap(body, _state_budgets(knob, self.pol, self.floors)), rendered
+        "`(doc, texts)`: the wrapped rendering from message `start` on, and the text of each message"
+        texts = self._msgs(self._jobs(knob, start))
+        body = join_turns(self.msgs[start:], texts, self.r)
+        if start: body = _dropped_line(self.msgs, start, self.r)+(turn_sep+body if body else '')
+        return self.wrap(body, _state_budgets(knob, self.pol, self.floors)), texts
     def _jobs(self, knob, start):
         "`(i, Budgets)` of each message from `start` on at `knob`: a tail message's budgets or its class's"
         b,x = _budgets(knob, self.pol, self.floors)
@@ -103,24 +102,24 @@ class _Fitter:
         return [(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))]
     def _key(self, i, b):
         "What message `i`'s rendering with `Budgets` `b` depends on"
-        r = self.msgs[i].role
-        return i, b.user_toks if r=='user' else (b.asst_toks, b.call_toks) if r=='assistant' else b.result_toks
+        role = self.msgs[i].role
+        return i, b.user_toks if role=='user' else (b.asst_toks, b.call_toks) if role=='assistant' else b.result_toks
     def _msgs(self, jobs):
-        "`render_msg` of each `(i, Budgets)` in `jobs`, cached; those not cached yet are rendered together (on two cores when many)"
+        "The text of each `(i, Budgets)` in `jobs`, cached; those not cached yet rendered together (on two cores)"
         keys = [self._key(i, b) for i,b in jobs]
         todo = {k: j for k,j in zip(keys, jobs) if k not in self.cache}
         self.cache.update(zip(todo, fork_map(self._render, list(todo.values()))))
         return [self.cache[k] for k in keys]
     def _render(self, job):
         i,b = job
-        return render_msg(self.msgs[i], b, self.enc)
+        return render_msg(self.msgs[i], b, self.r, self.memo)
     def over(self, knob, n):
         "Is the rendering at `knob`, from the first message, surely over `n` tokens? Its newest turns alone can show it"
         if not self.verbatim: return False
         for s in self.newest:   # each twice as many turns back as the last
             if len(self.msgs)-s > len(self.msgs)//_look_back: return False
-            texts = [t for t,_ in self._msgs(self._jobs(knob, s))]
-            if texts[0] and inner_toks(join_turns(self.msgs[s:], texts), self.enc)>n: return True
+            texts = self._msgs(self._jobs(knob, s))
+            if texts[0] and inner_toks(join_turns(self.msgs[s:], texts, self.r), self.enc)>n: return True
         return False
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"
@@ -174,18 +173,18 @@ def _below_policy(size, turns, nmsgs, n):
     return _largest(0, knob_top, lambda k: size(k, start), n), start
 
 # %% ../nbs/06_fit.ipynb #4fa112b5
-def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, **policy):
-    "Compact `msgs` so that `wrap(rendering, budgets)` is within `max_toks` tokens: results shrink first, user text and the last messages last; a roomy target grows the budgets"
+def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, r=dsl, verbatim=None, **policy):
+    "Render `msgs` by `r` so that `wrap(rendering, budgets)` is within `max_toks` tokens; `verbatim`: `wrap` keeps it as is"
     msgs,pol,n = [as_msg(m) for m in msgs],Policy(enc, **policy),max(int(max_toks), 0)
-    f = _Fitter(msgs, pol, enc, wrap, n, floors)
-    turns = ([0]+[i for i in turn_starts(msgs) if i>0])[::-1]   # where the kept part may start, from the newest turn alone to all
+    f = _Fitter(msgs, pol, enc, wrap, n, floors, r, ifnone(verbatim, wrap is noop))
+    turns = ([0]+[i for i in turn_starts(msgs, r) if i>0])[::-1]   # where the kept part may start: the newest turn to all
     if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max, f.toks, n),0
     else: knob,start = _below_policy(f.toks, turns, len(msgs), n)
-    doc,rendered = f.render(knob, start)
-    return Compacted(doc, chat_stats(msgs, rendered, start))
+    doc,texts = f.render(knob, start)
+    return Rendering(doc, chat_stats(msgs, texts, start, r, enc), f.toks(knob, start))
 
 # %% ../nbs/06_fit.ipynb #1654f83c
 def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, last_n=0, max_toks=None):
     "Render canonical messages as compact user-led turns; `max_toks` fits the whole rendering to that size."
     pol = Policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks, last_n=last_n)
-    return policy_chat(msgs, pol, enc) if max_toks is None else fit_chat(msgs, max_toks, enc=enc, **pol)
+    return (policy_chat(msgs, pol, enc) if max_toks is None else fit_chat(msgs, max_toks, enc=enc, **pol)).text

@@ -26,7 +26,7 @@ from aidialog.ipynb import write_ipynb
 from .files import atomic_write, read_regular
 from .render import Policy, compact_policy
 from .sessions import read_session, find_session, find_sessions, write_resume, Command, session_table
-from .document import compact_doc, compaction_report, report_line, report_table
+from .document import continuation_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
 
 # %% ../nbs/30_skill.ipynb #020b0d49
@@ -137,10 +137,10 @@ def _found(session=None, cwd=None, host=None):
 
 # %% ../nbs/30_skill.ipynb #352c8816
 def _compact(s, pol, max_toks=None, notes='', since=None):
-    "The continuation document of `Session` `s` with checked `Policy` `pol`, by `compact_doc`"
+    "The continuation document of `Session` `s` with checked `Policy` `pol`, by `continuation_doc`"
     with _plain():
         earlier = read_regular(_file(since, 'continuation document')).decode('utf-8', 'replace') if since else None
-        return compact_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, cwd=s.cwd, **pol)
+        return continuation_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, cwd=s.cwd, **pol)
 
 # %% ../nbs/30_skill.ipynb #e3a05fec
 @delegates(_budgets)
@@ -156,7 +156,7 @@ def session_doc(
 )->str: # The continuation document
     "The continuation document of a session: the oldest turns are dropped and the rest cut to fit `max_toks`; it ends naming the session file"
     pol,s = _pol(session_doc, kwargs),_session(_found(session, cwd, host), 'transcript', all)
-    return str(_compact(s, pol, max_toks, notes, since))
+    return _compact(s, pol, max_toks, notes, since).text
 
 # %% ../nbs/30_skill.ipynb #e064769a
 def recent_sessions(
@@ -186,7 +186,7 @@ def session_report(
         if max_toks or since: raise ValueError('max_toks and since apply to session files, not dialogs: leave them out')
         with _plain(): return compact_dialog(s, str(s.path.resolve()), **pol)[1]
     doc = _compact(s, pol, max_toks, '', since)
-    with _plain(): r = compaction_report(s.msgs, doc, host_toks=s.host_toks, host=s.host)
+    with _plain(): r = compaction_report(doc, exact=True, host_toks=s.host_toks, host=s.host)
     prior = [f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:"] if doc.prior else []
     return '\n'.join(prior + [report_line(r), report_table(r)])
 
@@ -206,8 +206,8 @@ def resume_session(
     pol,s = _pol(resume_session, kwargs),_session(_found(session, cwd, host), 'transcript', all)
     doc = _compact(s, pol, max_toks, notes, since)
     with _plain():
-        r = compaction_report(s.msgs, doc, exact=False, host_toks=s.host_toks, host=s.host)
-        c = write_resume(s, doc, r, _dir(cwd))[1]
+        r = compaction_report(doc, host_toks=s.host_toks, host=s.host)
+        c = write_resume(s, doc.text, r, _dir(cwd))[1]
     return str(Command(c.argv, c.cwd))   # with a `cd` when it must run elsewhere than this process's directory
 
 # %% ../nbs/30_skill.ipynb #9ab0a65e

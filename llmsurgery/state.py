@@ -16,7 +16,7 @@ from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult
 from .toks import fit_text, as_text
 from .render import *
-from .render import Budgets, rel_path, error_result, err_toks, is_error_result, is_injected_msg, user_words
+from .docstyle import rel_path, error_result, err_toks, is_error_result
 from .inject import is_summary_text
 
 # %% ../nbs/07_state.ipynb #b8c258f6
@@ -99,7 +99,7 @@ def last_error(msgs):
 # %% ../nbs/07_state.ipynb #7c71b7fb
 def last_words(msgs):
     "The text of the last assistant text part in `msgs`, or None"
-    return first(p.text for m in reversed(msgs) if m.role=='assistant' for p in reversed(m.content) if isinstance(p, Text) and says(p, 'assistant'))
+    return first(p.text for m in reversed(msgs) if m.role=='assistant' for p in reversed(m.content) if isinstance(p, Text) and p.says('assistant'))
 
 # %% ../nbs/07_state.ipynb #e25166c6
 def one_line(s):
@@ -111,7 +111,7 @@ def state_facts(msgs, cwd=None):
     "`[(label, text, kind)]`: the state facts of `msgs`, paths relative to `cwd`; `kind` says how `render_state` budgets each"
     res = [('Working directory', f'`{cwd}`; paths inside it are written relative to it', None)] if cwd else []
     if (m := host_summary(msgs)): res.append(("Earlier conversation (the host's summary, whole in the conversation where the size allows)", m.text, 'summary'))
-    if (m := first_prompt(msgs)): res.append(('Task (the first prompt typed)', '\n'.join(user_words(p) for p in m.content if says(p, 'user')), 'task'))
+    if (m := first_prompt(msgs)): res.append(('Task (the first prompt typed)', '\n'.join(p.user_words() for p in m.content if p.says('user')), 'task'))
     res += [(f'{k} (latest {name})', t, 'user') for k,(name,t) in latest_plans(msgs).items()]
     if fs := files_changed(msgs, cwd): res.append(('Files changed (edit calls)', ', '.join(f'{p} ({n})' for p,n in fs.items()), 'user'))
     if cs := commits(msgs): res.append(('Commits', '; '.join(cs), 'user'))

@@ -5,7 +5,7 @@
 import hashlib, json, sys, warnings
 from pathlib import Path
 from llmsurgery.sessions import read_session
-from llmsurgery.document import compact_doc, compaction_report, report_line
+from llmsurgery.document import continuation_doc, compaction_report, report_line
 from llmsurgery.files import atomic_write
 
 root = Path(__file__).resolve().parent.parent
@@ -35,9 +35,9 @@ def documents(path):
             s = read_session(path, all=all_)
         for mt in (None, 900, 6000):
             for name,pol in policies.items():
-                doc = compact_doc(s.msgs, path.name, max_toks=mt, cwd=s.cwd, **pol)
-                r = compaction_report(s.msgs, doc, exact=False, host_toks=s.host_toks, host=s.host)
-                res[f'all={all_} max_toks={mt} {name}'] = sha(doc + '\n' + report_line(r))
+                doc = continuation_doc(s.msgs, path.name, max_toks=mt, cwd=s.cwd, **pol)
+                r = compaction_report(doc, host_toks=s.host_toks, host=s.host)
+                res[f'all={all_} max_toks={mt} {name}'] = sha(doc.text + '\n' + report_line(r))
     return res
 
 def compute(): return {p.name: documents(p) for p in inputs()}

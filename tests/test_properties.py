@@ -7,14 +7,16 @@ Exploring (the `long` profile: fresh random examples, 20x as many; about half an
 """
 import math, os, re, subprocess, sys
 import pytest
+from fastcore.basics import AttrDict
 from hypothesis import example, given, settings, strategies as st
 from aidialog.msg_parts import Msg, Text, Thinking, Refusal, InputImage, ToolUse, ToolResult, mk_msg
 from llmsurgery.compact import (compact_enc, len_toks, trunctoks_mid, compact_text, compact_result, bash_call, generic_call,
     fenced_code, fence_min, compact_call, compact_user, compact_user_part, compact_asst, compact_asst_part, compact_tool,
-    compact_msg, compact_chat, compact_doc, compact_content, compaction_report)
+    compact_msg, compact_chat, compact_doc, compact_content, continuation_doc, fit_chat, policy_chat)
 from llmsurgery.inject import is_plumbing, skill_marker
-from llmsurgery.render import user_words as _user_words, says as _says   # the one-block form of an overrunning user message
-from llmsurgery.render import Budgets, Policy, doc_style, doc_call, doc_result, error_result, head_text, err_toks
+from llmsurgery.render import Budgets, Policy
+from llmsurgery.docstyle import doc_call, doc_result, error_result, err_toks
+from llmsurgery.toks import head_text
 from llmsurgery.document import covers_clause
 from llmsurgery.state import state_facts, render_state, render_fact, first_prompt
 
@@ -274,7 +276,7 @@ def test_compact_user_within_budget(m, n):
     if any(isinstance(p, ToolResult) and kept_whole(p.text) for p in m.content): return
     if toks(joined) <= n: assert out == joined
     else:   # one block: the parts' words together, whole if that fits (one pair of marks fewer), else cut in the middle
-        block = '§ ' + '\n'.join(_user_words(p) for p in m.content if _says(p, 'user')) + ' §'
+        block = '§ ' + '\n'.join(p.user_words() for p in m.content if p.says('user')) + ' §'
         assert toks(out) <= n and (out == '' or out == block or (out.startswith('§ ') and out.endswith(' §') and ' … ' in out)), (n, out[:300])
 
 @given(asst_msgs, budgets, budgets)
@@ -440,7 +442,7 @@ def fits(f, msgs, floor):
         assert toks(docs[n]) <= n, (n, toks(docs[n]))
     return docs
 
-chat_fit = lambda msgs, n: compact_chat(msgs, max_toks=n)
+chat_fit = lambda msgs, n: fit_chat(msgs, n).text   # the fit keeps the last 5 messages whole where it can
 doc_fit = lambda msgs, n: compact_doc(msgs, '/s.jsonl', notes='Resume here.', max_toks=n)
 FLOOR_BUDGETS = Budgets(24, 12, 12, toks('>  … '))   # fit_floors; in a document a result may go down to its least form
 
@@ -490,7 +492,7 @@ def test_fit_loses_no_user_message_silently(msgs):
     for n in TARGETS:
         try: doc = chat_fit(msgs, n)
         except ValueError: continue
-        r = compaction_report(msgs, doc)
+        r = AttrDict(fit_chat(msgs, n).stats)
         assert r.turns == len(turns_of(msgs)) and r.user_whole + r.user_cut + r.user_dropped == r.turns
         dropped = r.dropped_msgs
         assert r.user_dropped == sum(i < dropped for i in turns_of(msgs))
@@ -522,7 +524,8 @@ def test_fit_grows_with_the_target(fit, floor, msgs):
 def test_same_input_same_output(msgs, n):
     "Determinism: rendering a session twice gives the same text and the same stats"
     a, b = compact_chat(msgs, max_toks=n), compact_chat(list(msgs), max_toks=n)
-    assert a == b and a.stats == b.stats
+    stats = lambda: (fit_chat(msgs, n) if n else policy_chat(msgs)).stats
+    assert a == b and stats() == stats()
 
 _render_script = '''
 import random, hashlib
@@ -549,7 +552,8 @@ def test_output_does_not_depend_on_hash_seed():
 
 from fastcore.basics import noop
 from llmsurgery.fit import _Fitter
-from llmsurgery.render import turn_starts, is_error_result
+from llmsurgery.render import turn_starts
+from llmsurgery.docstyle import is_error_result
 from llmsurgery.document import compact_body
 
 def _work(i):
@@ -572,7 +576,7 @@ def test_doc_state_is_never_dropped(msgs):
         assert '\n\n## State\n\n' in state, (n, doc[:300])
         if first_prompt(msgs): assert '- Task (the first prompt typed): § U' in state, (n, state[-600:])
         assert '- Files changed (edit calls): /w/src/f' in state or 'Files changed' not in render_state(state_facts(msgs), Budgets.unlimited())
-        r = doc.stats   # an injected record opens no turn, and is not counted as a user message of one
+        r = continuation_doc(msgs, '/s.jsonl', notes='Resume here.', max_toks=n).stats   # an injected record opens no turn, and is not counted as a user message of one
         assert r['turns'] == len(doc_turns_of(msgs)) and min(r['user_whole'], r['user_cut'], r['user_dropped']) >= 0
         assert r['user_whole'] + r['user_cut'] + r['user_dropped'] == r['turns'], r
 
@@ -597,7 +601,7 @@ def test_fit_uses_its_target(msgs):
         try: doc = chat_fit(msgs, n)
         except ValueError: continue
         f = _Fitter(msgs, Policy(), None, noop, n)
-        if toks(doc) >= n/2 or (doc.stats['dropped_msgs'] == 0 and toks(doc) >= toks(compact_chat(msgs))): continue   # or it shows all there is
+        if toks(doc) >= n/2 or (fit_chat(msgs, n).stats['dropped_msgs'] == 0 and toks(doc) >= toks(compact_chat(msgs))): continue   # or it shows all there is
         assert not any(n/2 <= f.toks(0, s) <= n for s in starts), (n, toks(doc), [f.toks(0, s) for s in starts])
 
 @scaled(30)
@@ -634,14 +638,14 @@ def test_head_text_within_budget_keeps_the_head(s, n):
 def test_doc_call_within_budget(p, n):
     "A document's call: within budget (a fence needs its least size), no broken characters"
     if renders_as_fence(p.name, p.arguments) and n < fence_min(): return
-    with doc_style('/w'): out = compact_call(p, n)
+    out = doc_call(p, n, '/w')
     assert toks(out) <= n and no_new_fffd(str(p.arguments), out), (toks(out), n, out[:200])
 
 @scaled(60)
 @given(st.one_of(any_texts, any_texts.map(lambda t: 'Error: ' + t), any_texts.map(lambda t: f'𝍁{t}𝍁')), budgets)
 def test_doc_result_within_budget(t, n):
     "A document's result: within its budget (an error's larger one); a `𝍁` result whole only when it is within the target"
-    with doc_style('/w', whole_cap=300): out = doc_result(ToolResult(id='r1', text=t), n)
+    out = doc_result(ToolResult(id='r1', text=t), n, 300)
     assert no_new_fffd(t, out)
     if kept_whole(t) and toks(t.strip()[1:-1].strip()) <= 300: return   # within the target: whole, as the spec keeps it
     assert toks(out) <= (err_toks(n) if is_error_result(t) else n), (toks(out), n, out[:200])
@@ -651,10 +655,10 @@ def test_a_whole_marked_result_too_big_keeps_the_request():
     msgs = [mk_msg('Please look at the log'), Msg('assistant', [ToolUse(id='t1', name='Read', arguments={'file_path': '/w/log'})]),
             Msg('tool', [ToolResult(id='t1', name='Read', text='𝍁' + 'line of the log\n'*60_000 + '𝍁')]), mk_msg('Thanks', role='assistant')]
     for n in (600, 2_000, 8_000):
-        doc = compact_doc(msgs, '/s.jsonl', max_toks=n, cwd='/w')
-        body = compact_body(doc)
+        d = continuation_doc(msgs, '/s.jsonl', max_toks=n, cwd='/w')
+        doc, body = d.text, compact_body(d.text)
         assert toks(doc) <= n and body.startswith('§ Please look at the log §') and "▶ Read(file_path='log')" in body
-        assert 'marked whole' in body and 'tool result t1' in body and doc.stats['dropped_msgs'] == 0, body[:500]
+        assert 'marked whole' in body and 'tool result t1' in body and d.stats['dropped_msgs'] == 0, body[:500]
 
 def test_a_huge_last_result_is_counted_once():
     "Issue 11, defect 6: a huge last result costs a fit no more than the plain run, which renders it whole"
