@@ -1,19 +1,20 @@
 # Two commands do all the set-up: `make demo` and `make test` each create .venv on first use.
 VENV  := .venv
 BIN   := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# the install stamp is named by pyproject.toml's content, not its mtime (nbdev-export touches the file)
+STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d" " -f1)
 EXAMPLE ?= examples/claude_long.jsonl
 
 .PHONY: demo test bench readme clean-venv
 
-$(STAMP): pyproject.toml
+$(STAMP):
 	@if ! { [ -x $(BIN)/python ] && $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 12))'; }; then \
 	  PY=$$(sh tools/find_python.sh) || exit 1; echo "creating $(VENV) with $$PY" >&2; rm -rf $(VENV); $$PY -m venv $(VENV); fi
 	@echo "installing llmsurgery and its dev tools into $(VENV)" >&2
 	@$(BIN)/python -m pip install -q -U pip >&2
 	@$(BIN)/python -m pip install -q -e '.[dev]' >&2
 	@$(BIN)/python -c "from llmsurgery.compact import compact_enc; compact_enc()"  # the tokenizer loads offline
-	@touch $(STAMP)
+	@rm -f $(VENV)/.installed*; touch $(STAMP)
 
 demo: $(STAMP)  ## compact the bundled long Claude Code session to 12,000 tokens; the document on stdout, the report on stderr
 	@$(BIN)/llmsurgery-compact $(EXAMPLE) --max-tokens 12000 --report

@@ -4,4 +4,4 @@ Modules:
 
 - `llmsurgery.skill`: Compact a Solveit dialog or a Claude Code or Codex session that has grown too long for the context into a short continuation document, and carry on in a fresh one"""
 
-__version__ = "0.0.1"
+__version__ = "0.1.0"

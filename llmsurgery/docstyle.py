@@ -8,7 +8,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/docstyle.html.md"""
 __all__ = ['boilerplate', 'done_mark', 'rel_path', 'doc_args', 'doc_call', 'is_boilerplate', 'is_error_result', 'err_toks',
            'CutLines', 'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'DocStyle']
 
-# %% ../nbs/05_docstyle.ipynb #d301abf7
+# %% ../nbs/05_docstyle.ipynb #5bc50450
 import re
 from itertools import chain
 from fastcore.utils import *
@@ -16,12 +16,12 @@ from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, mk_msg
 from .toks import *
 from .render import *
 
-# %% ../nbs/05_docstyle.ipynb #1fa9009b
+# %% ../nbs/05_docstyle.ipynb #482cb46a
 def rel_path(s, cwd):
     "`s` relative to `cwd` when it lies inside it, else `s`"
     return s[len(cwd)+1:] if cwd and isinstance(s, str) and s.startswith(cwd+'/') and len(s)>len(cwd)+1 else s
 
-# %% ../nbs/05_docstyle.ipynb #5aef09a0
+# %% ../nbs/05_docstyle.ipynb #cf54de30
 _path_args = 'file_path', 'notebook_path', 'path'
 
 def doc_args(args, cwd=None):
@@ -30,7 +30,7 @@ def doc_args(args, cwd=None):
     kept = {k: rel_path(v, cwd) if k in _path_args else v for k,v in args.items() if v is not None and v is not False}
     return {**{k: kept[k] for k in _path_args if k in kept}, **kept}
 
-# %% ../nbs/05_docstyle.ipynb #035a4aa4
+# %% ../nbs/05_docstyle.ipynb #54701abb
 def doc_call(p, max_toks, cwd=None, enc=None):
     "A tool-use part as a document shows it: `compact_call`'s forms, arguments by `doc_args`, a cut call keeping its head"
     name,args = str(ifnone(p.name, '?')),doc_args(p.arguments, cwd)
@@ -41,7 +41,7 @@ def doc_call(p, max_toks, cwd=None, enc=None):
     if max_toks is None: return generic_call(name, args, None, enc)
     return head_text(f'{name}({call_args(args, max(int(max_toks), 0))})', max_toks, '▶ ', enc)
 
-# %% ../nbs/05_docstyle.ipynb #16171f13
+# %% ../nbs/05_docstyle.ipynb #4d1c5d39
 boilerplate = tuple(re.compile(o, re.DOTALL) for o in (
     r'The file .+ has been updated successfully\.',          # Claude Code Edit / MultiEdit
     r'File created successfully at: .+',                      # Claude Code Write
@@ -53,7 +53,7 @@ def is_boilerplate(s):
     s = (s or '').strip()
     return len(s)<600 and '\n' not in s[:300] and any(o.fullmatch(s) for o in boilerplate)
 
-# %% ../nbs/05_docstyle.ipynb #9ae137b4
+# %% ../nbs/05_docstyle.ipynb #c50deed9
 _diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
 _diag_words = 'error', 'fail', 'fatal', 'traceback', 'exception', 'panic', 'assert', 'not found', 'no such', 'denied'
 
@@ -62,19 +62,19 @@ def _may_diag(l):
     low = l.lower()
     return l.startswith(('E', '** (')) or any(w in low for w in _diag_words)
 
-# %% ../nbs/05_docstyle.ipynb #48d07eab
+# %% ../nbs/05_docstyle.ipynb #abd4f29c
 _failed_re = re.compile(r'\s*(?:error|<tool_use_error>|exit code:? *[1-9])', re.IGNORECASE)
 
 def is_error_result(s):
     "Is result text `s` an error: flagged by the host (`Error: …`, `<tool_use_error>`) or a failing command's output?"
     return bool(_failed_re.match(s[:64] if s else ''))
 
-# %% ../nbs/05_docstyle.ipynb #c0290b40
+# %% ../nbs/05_docstyle.ipynb #35a3494a
 def err_toks(n):
     "The budget of an error result where an ordinary result gets `n`"
     return None if n is None else 4*n+40
 
-# %% ../nbs/05_docstyle.ipynb #b69fea75
+# %% ../nbs/05_docstyle.ipynb #1a6a357d
 def _distinct(xs, k):
     "The first `k` distinct items of iterable `xs`, in order, reading no further"
     seen = {}
@@ -83,7 +83,7 @@ def _distinct(xs, k):
         if len(seen)>=k: break
     return list(seen)
 
-# %% ../nbs/05_docstyle.ipynb #13caa066
+# %% ../nbs/05_docstyle.ipynb #81e7e996
 _most_picks = 32
 
 def _picks(n, flagged):
@@ -91,14 +91,14 @@ def _picks(n, flagged):
     ds = (j for i in flagged if i for j in (i, i+1) if j<n)   # `error_result` clipped the text to its budget first
     return _distinct(chain([0], ds, range(1, min(n, 24))), _most_picks) if n else []
 
-# %% ../nbs/05_docstyle.ipynb #7938c1d8
+# %% ../nbs/05_docstyle.ipynb #8d55f5bd
 def _join_kept(ls, kept):
     "Lines `ls` at indices `kept` joined by ` ¶ `, with ` … ` where lines between were left out"
     ks,res = sorted(kept),''
     for a,b in zip([None]+ks, ks): res += ls[b] if a is None else (' ¶ ' if b==a+1 else ' … ')+ls[b]
     return res+(' …' if ks and ks[-1]<len(ls)-1 else '')
 
-# %% ../nbs/05_docstyle.ipynb #1d78e2ab
+# %% ../nbs/05_docstyle.ipynb #f833b02b
 class CutLines:
     "Result lines, each cut by `head_text` to `per` tokens when first looked at"
     def __init__(self, ls, per, enc): self.raw,self.per,self.enc,self.cut = ls,per,enc,{}
@@ -110,7 +110,7 @@ class CutLines:
         "Indices of the lines, in order, that say what went wrong, as cut: only a line whose whole text does can"
         return (i for i,l in enumerate(self.raw) if _may_diag(l) and _diag_re.search(l) and _diag_re.search(self[i]))
 
-# %% ../nbs/05_docstyle.ipynb #94ee434c
+# %% ../nbs/05_docstyle.ipynb #cf23f7a5
 class KeptToks:
     "Tokens of `result_line(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"
     def __init__(self, ls, enc): self.ls,self.enc,self.parts,self.end = ls,enc,{},len_toks(' …', enc)
@@ -123,7 +123,7 @@ class KeptToks:
         n = self.part('> ', ks[0]) + sum(self.part(' ¶ ' if b==a+1 else ' … ', b) for a,b in zip(ks, ks[1:]))
         return n + (self.end if ks[-1]<len(self.ls)-1 else 0)
 
-# %% ../nbs/05_docstyle.ipynb #fa2c080b
+# %% ../nbs/05_docstyle.ipynb #46954c2e
 def error_result(s, max_toks, enc=None):
     "An error result within `max_toks`: whole, or its first line and diagnostic lines (each cut to a share), the rest left out"
     if max_toks is None: return compact_result(s, None, enc)
@@ -136,19 +136,19 @@ def error_result(s, max_toks, enc=None):
         if toks(kept+[i])<=n: kept = kept+[i]
     return result_line(_join_kept(ls, kept)) if kept else compact_result(s, n, enc)
 
-# %% ../nbs/05_docstyle.ipynb #e75a17e5
+# %% ../nbs/05_docstyle.ipynb #e09a6828
 def whole_cut(w, max_toks, id=None, enc=None):
     "A `𝍁`-wrapped result too big for the document: cut to `max_toks`, behind a mark that says where it is whole"
     where = f'tool result {id}' if id else 'this tool result'
     note = f'𝍁 marked whole ({len(w):,} characters), cut to fit: the transcript holds {where} whole 𝍁'
     return fit_text(w, max_toks, lambda b: f'> {note} ¶ {b}', result_prep, enc=enc) or fit_text(w, max_toks, result_line, result_prep, enc=enc)
 
-# %% ../nbs/05_docstyle.ipynb #bab62d01
+# %% ../nbs/05_docstyle.ipynb #7bcbd090
 def _too_big(w, cap, enc):
     "Is text `w` more than `cap` tokens? (counted only when its length leaves it in doubt)"
     return cap is not None and (len(w)>tok_chars*(cap+2) or len_toks(w, enc)>cap)
 
-# %% ../nbs/05_docstyle.ipynb #a63eb148
+# %% ../nbs/05_docstyle.ipynb #2e1d95fa
 def doc_result(p, max_toks, whole_cap=None, enc=None):
     "A result part as a document shows it: boilerplate as `> ok`, an error by `error_result`, a too big `𝍁` result cut"
     s = as_text(p.text)
@@ -158,7 +158,7 @@ def doc_result(p, max_toks, whole_cap=None, enc=None):
     if max_toks is not None and _too_big(w, whole_cap, enc): return whole_cut(w, max_toks, p.id, enc)
     return result_part(p, None, enc)
 
-# %% ../nbs/05_docstyle.ipynb #73a7fa4f
+# %% ../nbs/05_docstyle.ipynb #f20b4d8a
 class DocStyle(Renderer):
     "A continuation document's renderer: paths relative to `cwd`, a `𝍁` result over `whole_cap` tokens cut"
     def __init__(self, cwd=None, whole_cap=None):

@@ -129,7 +129,7 @@ def compact_call(p, max_toks, enc=None):
     if f and isinstance(args, dict) and isinstance(args.get(key), str): return f(args[key], max_toks, enc)
     return generic_call(name, args, max_toks, enc)
 
-# %% ../nbs/04_render.ipynb #a05baa24
+# %% ../nbs/04_render.ipynb #51b3b9ab
 @patch
 def says(self:Part, role):
     "Does this part of a `role` message carry conversation? Calls, results and media do"
@@ -144,18 +144,18 @@ def says(self:(Text,Refusal), role):
     t = (self.text or '').strip()
     return bool(t) and not (role=='user' and is_plumbing(t)) and not (role=='assistant' and t=='.')
 
-# %% ../nbs/04_render.ipynb #5807155b
+# %% ../nbs/04_render.ipynb #256bfbe7
 def substantive(m):
     "Does message `m` carry conversation, rather than only host plumbing or placeholders?"
     return any(p.says(m.role) for p in m.content)
 
-# %% ../nbs/04_render.ipynb #22c0561d
+# %% ../nbs/04_render.ipynb #e6f9541e
 def is_injected_msg(m):
     "Is `m` a user message whose every part the host wrote (an interrupt notice, a task notification, a skill's text)?"
     ts = [p for p in m.content if p.says('user')]
     return m.role=='user' and bool(ts) and all(isinstance(p, Text) and is_injected(p.text) for p in ts)
 
-# %% ../nbs/04_render.ipynb #f24b63b4
+# %% ../nbs/04_render.ipynb #2325c837
 class Renderer:
     "How parts and messages render: the spec's DSL (`dsl`); `llmsurgery.docstyle.DocStyle` renders a document's"
     def call(self, p, max_toks, enc=None):
@@ -170,7 +170,7 @@ class Renderer:
 
 dsl = Renderer()
 
-# %% ../nbs/04_render.ipynb #2e67fce7
+# %% ../nbs/04_render.ipynb #2c740adb
 def _user_text(s, max_toks, enc=None):
     "User words between `§` marks within `max_toks`, host reminders cut out"
     return fit_text(s, max_toks, _user_fmt, _drop_reminders, enc=enc)
@@ -178,7 +178,7 @@ def _user_text(s, max_toks, enc=None):
 def _user_fmt(b): return f'§ {b} §'
 def _drop_reminders(t): return drop_blocks(t, ('system-reminder',))   # one function: the window memo keys on it
 
-# %% ../nbs/04_render.ipynb #0ccfbe62
+# %% ../nbs/04_render.ipynb #2ebbeaf3
 @patch
 def user_dsl(self:Part, r, max_toks, enc=None):
     "This part of a user message by renderer `r`, within `max_toks`: a media part's tag between `§`"
@@ -196,12 +196,12 @@ def user_dsl(self:(Text,Refusal), r, max_toks, enc=None):
     if is_skill_text(self.text): return compact_text(skill_marker, '§', max_toks, enc)
     return _user_text(self.text, max_toks, enc)
 
-# %% ../nbs/04_render.ipynb #5ea9e046
+# %% ../nbs/04_render.ipynb #aa3dd219
 def compact_user_part(p, max_toks, enc=None):
     "Render one user-text part, replacing injected skill contents."
     return p.user_dsl(dsl, max_toks, enc) if p.says('user') else ''
 
-# %% ../nbs/04_render.ipynb #899b4ab0
+# %% ../nbs/04_render.ipynb #69e97f3a
 def join_lines(xs): return '\n'.join(o for o in xs if o)
 
 @patch
@@ -218,7 +218,7 @@ def user_words(self:ToolResult): return as_text(self.text)
 @patch
 def user_words(self:ToolUse): return f'{self.name}({call_args(self.arguments, 64)})'
 
-# %% ../nbs/04_render.ipynb #2d807e16
+# %% ../nbs/04_render.ipynb #9507c581
 @patch
 def user(self:Renderer, m, max_toks, enc=None):
     "User message `m` within `max_toks`: part by part, or as one block when the parts together overrun it"
@@ -231,7 +231,7 @@ def compact_user(m, max_toks, enc=None):
     "Render the text parts of a user message, dropping plumbing parts."
     return dsl.user(m, max_toks, enc)
 
-# %% ../nbs/04_render.ipynb #704bfd62
+# %% ../nbs/04_render.ipynb #26d6ffa9
 @patch
 def asst_dsl(self:Part, r, text_toks, call_toks, enc=None):
     "This part of an assistant message by renderer `r`: a media part's tag between `»`"
@@ -249,12 +249,12 @@ def asst_dsl(self:ToolUse, r, text_toks, call_toks, enc=None):
     c = r.call(self, call_toks, enc)
     return join_lines([c, r.result(self, call_toks, enc)]) if self.server and self.text else c
 
-# %% ../nbs/04_render.ipynb #6a4d1189
+# %% ../nbs/04_render.ipynb #d4c0c1eb
 def compact_asst_part(p, text_toks, call_toks, enc=None):
     "Render one assistant part."
     return p.asst_dsl(dsl, text_toks, call_toks, enc) if p.says('assistant') else ''
 
-# %% ../nbs/04_render.ipynb #5b2c7861
+# %% ../nbs/04_render.ipynb #b5351061
 @patch
 def asst(self:Renderer, m, text_toks, call_toks, enc=None):
     "Assistant message `m`: prose within `text_toks`, each call within `call_toks`"
@@ -264,7 +264,7 @@ def compact_asst(m, text_toks, call_toks, enc=None):
     "Render an assistant message."
     return dsl.asst(m, text_toks, call_toks, enc)
 
-# %% ../nbs/04_render.ipynb #43d6488e
+# %% ../nbs/04_render.ipynb #0d2c828c
 @patch
 def tool(self:Renderer, m, max_toks, enc=None):
     "The result parts of tool message `m`, each within `max_toks`"
@@ -274,7 +274,7 @@ def compact_tool(m, max_toks, enc=None):
     "Render the result parts of a tool message."
     return dsl.tool(m, max_toks, enc)
 
-# %% ../nbs/04_render.ipynb #b8dc3484
+# %% ../nbs/04_render.ipynb #a3514453
 @patch
 def msg(self:Renderer, m, user_toks, asst_toks, call_toks, result_toks, enc=None):
     "Message `m`, by its role, within the budgets of its class"
@@ -321,40 +321,40 @@ class Policy(AttrDict):
     @property
     def budgets(self): return Budgets(*(self[k] for k in Budgets._fields))
 
-# %% ../nbs/04_render.ipynb #bb2f8314
+# %% ../nbs/04_render.ipynb #4f2c35f6
 class Rendering(namedtuple('Rendering', 'text stats toks', defaults=(None,))):
     "A compact rendering: its `text`, `stats` saying what happened to the messages, and its tokens if they were counted"
 
-# %% ../nbs/04_render.ipynb #c10b39e1
+# %% ../nbs/04_render.ipynb #5e8f7f5d
 def as_msg(m):
     "`m` as a canonical `Msg`, or a clear error"
     if isinstance(m, Msg): return m
     if isinstance(m, (dict, str)): return mk_msg(m)
     raise TypeError(f'expected canonical Msg objects, got {type(m).__name__}')
 
-# %% ../nbs/04_render.ipynb #090cb901
+# %% ../nbs/04_render.ipynb #2b9c0135
 def turn_starts(msgs, r=dsl):
     "Indices of the messages that open a user-led turn, by renderer `r`"
     return [i for i,m in enumerate(msgs) if r.opens_turn(m)]
 
-# %% ../nbs/04_render.ipynb #7fc83ade
+# %% ../nbs/04_render.ipynb #ae488bdf
 def tail_idxs(msgs, last_n):
     "Indices of the last `last_n` substantive messages"
     return set(L(i for i,m in enumerate(msgs) if substantive(m))[-last_n:]) if last_n else set()
 
-# %% ../nbs/04_render.ipynb #129b89c0
+# %% ../nbs/04_render.ipynb #48312bfe
 def render_msg(m, b, r=dsl, enc=None):
     "Message `m` rendered by renderer `r` with `Budgets` `b`"
     return r.msg(m, *b, enc=enc)
 
-# %% ../nbs/04_render.ipynb #7a11c2be
+# %% ../nbs/04_render.ipynb #82847fa6
 def was_cut(m, text, r=dsl, enc=None):
     "Did `text`, a rendering of message `m` by `r`, lose part of `m`? Only one with a cut mark can have"
     if '…' not in text: return False
     if sum(len(p.user_words()) for p in m.content) > 2*len(text)+tok_chars: return True   # far shorter than its texts
     return text != render_msg(m, Budgets.unlimited(), r, enc)
 
-# %% ../nbs/04_render.ipynb #4e2e83fc
+# %% ../nbs/04_render.ipynb #7dd859d4
 def turns_of(msgs, texts, r=dsl):
     "Rendered `texts` of `msgs` grouped into user-led turns (which `r` opens), each as one string"
     starts,turns = set(turn_starts(msgs, r)),[]
@@ -364,13 +364,13 @@ def turns_of(msgs, texts, r=dsl):
         turns[-1].append(t)
     return ['\n'.join(t) for t in turns]
 
-# %% ../nbs/04_render.ipynb #fb60ea10
+# %% ../nbs/04_render.ipynb #2ee8859f
 turn_sep = '\n\n***\n\n'
 def join_turns(msgs, texts, r=dsl):
     "Rendered `texts` of `msgs` as user-led turns joined by `***`"
     return turn_sep.join(turns_of(msgs, texts, r))
 
-# %% ../nbs/04_render.ipynb #82e1cfe1
+# %% ../nbs/04_render.ipynb #fed3067b
 def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None):
     "Counts for a report from the `texts` renderer `r` made of `msgs` after the first `dropped`, left out"
     kept,users = msgs[dropped:],turn_starts(msgs, r)
@@ -381,7 +381,7 @@ def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None):
         calls=sum(isinstance(p, ToolUse) for m in kept for p in m.content),
         results_cut=sum(cut(i) for i in range(dropped, len(msgs)) if msgs[i].role=='tool'))
 
-# %% ../nbs/04_render.ipynb #e72350e6
+# %% ../nbs/04_render.ipynb #9e2dc96a
 def policy_chat(msgs, pol=None, enc=None, r=dsl):
     "Render canonical messages as user-led turns by `r` with `Policy` `pol`, the last `pol.last_n` substantive whole"
     msgs,pol = [as_msg(m) for m in msgs],ifnone(pol, Policy(enc))

@@ -198,7 +198,7 @@ def head_toks(s, n, enc=None):
     t = None if j is None else enc_toks(s[:j], enc)
     return t if t is not None and len(t)>=n else enc_toks(s, enc)
 
-# %% ../nbs/01_toks.ipynb #09015253
+# %% ../nbs/01_toks.ipynb #6a7db6b7
 def head_text(s, max_toks, lead='', enc=None, mark=' …'):
     "`lead+s` within `max_toks` tokens, or `lead`, the longest head of `s` and `mark`; '' if nothing fits"
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
