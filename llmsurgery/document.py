@@ -189,8 +189,8 @@ class Doc(BasicRepr):
 
 _doc_floors = dict(fit_floors, result_toks=0)   # a result may shrink to its least form: boilerplate is `> ok`
 
-def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, **policy):
-    "The `Doc` of `msgs`, the session at `path` run in `cwd`: state, earlier body verbatim, the rest within `max_toks`"
+def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, grow=True, **policy):
+    "The `Doc` of session `msgs` (at `path`, run in `cwd`): state, earlier body, the rest within `max_toks` (filled if `grow`)"
     msgs = [as_msg(m) for m in msgs]
     prior,new = earlier_segment(msgs, since, path)
     covers,facts,pol = covers_clause(msgs),doc_facts(msgs, new, prior, since, cwd),Policy(enc, **policy)
@@ -199,7 +199,7 @@ def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, 
     if max_toks is None:
         res = policy_chat(new, pol, enc, r)
         return Doc(wrap(res.text), res.stats, prior, new)
-    res = fit_chat(new, max_toks, enc, wrap, _doc_floors, r, verbatim=True, **pol)
+    res = fit_chat(new, max_toks, enc, wrap, _doc_floors, r, verbatim=True, grow=grow, **pol)
     return Doc(res.text, res.stats, prior, new, res.toks)
 
 def compact_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, **policy):

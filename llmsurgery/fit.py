@@ -173,12 +173,12 @@ def _below_policy(size, turns, nmsgs, n):
     return _largest(0, knob_top, lambda k: size(k, start), n), start
 
 # %% ../nbs/06_fit.ipynb #4fa112b5
-def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, r=dsl, verbatim=None, **policy):
-    "Render `msgs` by `r` so that `wrap(rendering, budgets)` is within `max_toks` tokens; `verbatim`: `wrap` keeps it as is"
+def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, r=dsl, verbatim=None, grow=True, **policy):
+    "Render `msgs` by `r` so that `wrap(rendering, budgets)` is within `max_toks` tokens, the budgets grown to fill it if `grow`"
     msgs,pol,n = [as_msg(m) for m in msgs],Policy(enc, **policy),max(int(max_toks), 0)
-    f = _Fitter(msgs, pol, enc, wrap, n, floors, r, ifnone(verbatim, wrap is noop))
+    f = _Fitter(msgs, pol, enc, wrap, n, floors, r, ifnone(verbatim, wrap is noop))   # verbatim: `wrap` keeps it as is
     turns = ([0]+[i for i in turn_starts(msgs, r) if i>0])[::-1]   # where the kept part may start: the newest turn to all
-    if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max, f.toks, n),0
+    if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max if grow else knob_top, f.toks, n),0
     else: knob,start = _below_policy(f.toks, turns, len(msgs), n)
     doc,texts = f.render(knob, start)
     return Rendering(doc, chat_stats(msgs, texts, start, r, enc), f.toks(knob, start))

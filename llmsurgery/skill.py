@@ -22,12 +22,9 @@ from inspect import signature
 from typing import Annotated
 from fastcore.meta import delegates
 from pyskills.core import allow, PosAllowPolicy
-from aidialog.ipynb import write_ipynb
-from .files import atomic_write, read_regular
 from .render import Policy, compact_policy
-from .sessions import read_session, find_session, find_sessions, write_resume, Command, session_table
-from .document import continuation_doc, compaction_report, report_line, report_table
-from .dialogs import compact_dialog
+from .sessions import detect_format, find_session, find_sessions, Command, session_table
+from .service import given_path, existing_file, compact_session
 
 # %% ../nbs/30_skill.ipynb #020b0d49
 @contextmanager
@@ -37,42 +34,16 @@ def _plain():
     except OSError as e: raise ValueError(f'{e.filename or ""}: {e.strerror or e}'.lstrip(': ')) from None
     except (ValueError, UnicodeError) as e: raise ValueError(str(e)) from None
 
-# %% ../nbs/30_skill.ipynb #68666fa2
-def _given(path, what):
-    "`path` with `~` expanded, or a ValueError when none was given"
-    if path is None or not str(path).strip(): raise ValueError(f'no {what} given: pass its path')
-    return Path(path).expanduser()
-
-# %% ../nbs/30_skill.ipynb #a4f2cbc7
-def _file(path, what='session file'):
-    "The existing file at `path`, or a ValueError saying what is wrong with it"
-    p = _given(path, what)
-    if p.is_dir(): raise ValueError(f'{path} is a directory, not a {what}: pass the path of the file itself')
-    if p.is_file(): return p
-    if p.exists(): raise ValueError(f'{path} is not a regular file: pass the path of a {what}')
-    if not p.parent.is_dir(): raise ValueError(f'{path}: no such {what}, and its folder {p.parent} does not exist')
-    raise ValueError(f'{path}: no such {what}')
-
 # %% ../nbs/30_skill.ipynb #5686a536
 _kinds = dict(dialog=('dialog notebook', 'session_doc'), transcript=('session file', 'dialog_doc or dialog_copy'))
 
-def _session(path, want=None, all=False):
-    "Read the session at `path`; `want` is 'dialog', 'transcript' or None (either); a ValueError for anything else"
-    p = _file(path, _kinds[want][0] if want else 'session file')
-    with _plain(): s = read_session(p, all=all, warn=False)
-    if want=='dialog' and s.fmt!='ipynb': raise ValueError(f'{path} is a {s.fmt} session, not a dialog notebook: use {_kinds[want][1]}')
-    if want=='transcript' and s.fmt=='ipynb': raise ValueError(f'{path} is a dialog notebook: use {_kinds[want][1]}')
-    return s
-
-# %% ../nbs/30_skill.ipynb #71d5ff97
-def _out(out, src, overwrite=False):
-    "The path a compacted copy of file `src` may be written to, or a ValueError saying why not"
-    o = _given(out, 'out path')
-    if o.is_dir(): raise ValueError(f'{out} is a directory: pass the path of the file to write, e.g. {o/src.name}')
-    if not o.parent.is_dir(): raise ValueError(f'{out}: its folder {o.parent} does not exist: create it first or choose another path')
-    if o.exists() and o.samefile(src): raise ValueError(f'{out} is the file being compacted, which is only ever read: choose another path')
-    if o.exists() and not overwrite: raise ValueError(f'{out} already exists: choose another path, or pass overwrite=True to replace it')
-    return o
+def _kind(path, want):
+    "The file at `path`, once it holds what `want` ('dialog' or 'transcript') asks for; a ValueError naming the tool to use"
+    p = existing_file(path, _kinds[want][0])
+    with _plain(): fmt = detect_format(p)
+    if want=='dialog' and fmt!='ipynb': raise ValueError(f'{path} is a {fmt} session, not a dialog notebook: use {_kinds[want][1]}')
+    if want=='transcript' and fmt=='ipynb': raise ValueError(f'{path} is a dialog notebook: use {_kinds[want][1]}')
+    return p
 
 # %% ../nbs/30_skill.ipynb #ae334a49
 __pyskill_params__ = dict(budgets=['user_toks', 'asst_toks', 'call_toks', 'result_toks'])
@@ -104,8 +75,8 @@ def dialog_doc(
     **kwargs
 )->str: # The continuation document
     "The whole dialog at `path` as one continuation document: notes and prompts between `§`, replies between `»`, code fenced with its output"
-    pol,s = _pol(dialog_doc, kwargs),_session(path, 'dialog')
-    with _plain(): return str(compact_dialog(s, str(s.path.resolve()), notes, **pol)[0])
+    pol,p = _pol(dialog_doc, kwargs),_kind(path, 'dialog')
+    with _plain(): return compact_session(p, notes=notes, **pol).text
 
 # %% ../nbs/30_skill.ipynb #63252001
 @delegates(_budgets, but='last_n')
@@ -116,15 +87,16 @@ def dialog_copy(
     **kwargs
 )->str: # The path of the copy written
     "Write to `out` a copy of the dialog at `path` in which each prompt's question is capped and its reply re-rendered in the notation; notes and code stay as they are"
-    pol,s = _pol(dialog_copy, kwargs),_session(path, 'dialog')
-    o = _out(out, s.path, overwrite)
-    with _plain(): return str(atomic_write(o, write_ipynb(s.dlg.compact(**pol.budgets._asdict())), exclusive=not overwrite))
+    pol,p = _pol(dialog_copy, kwargs),_kind(path, 'dialog')
+    o = given_path(out, 'out path')
+    with _plain(): compact_session(p, in_place_copy=o, overwrite=overwrite, **pol)
+    return str(o)
 
 # %% ../nbs/30_skill.ipynb #271af8f3
 def _dir(cwd):
     "Directory `cwd` with `~` expanded (None stays None: the current directory), or a ValueError when it is not one"
     if cwd is None: return None
-    if not (d := _given(cwd, 'directory')).is_dir(): raise ValueError(f'{cwd} is not a directory: pass the project directory whose sessions to look in')
+    if not (d := given_path(cwd, 'directory')).is_dir(): raise ValueError(f'{cwd} is not a directory: pass the project directory whose sessions to look in')
     return str(d)
 
 # %% ../nbs/30_skill.ipynb #76788d04
@@ -136,11 +108,10 @@ def _found(session=None, cwd=None, host=None):
     return p
 
 # %% ../nbs/30_skill.ipynb #352c8816
-def _compact(s, pol, max_toks=None, notes='', since=None):
-    "The continuation document of `Session` `s` with checked `Policy` `pol`, by `continuation_doc`"
-    with _plain():
-        earlier = read_regular(_file(since, 'continuation document')).decode('utf-8', 'replace') if since else None
-        return continuation_doc(s.msgs, str(s.path.resolve()), notes, earlier, max_toks, cwd=s.cwd, **pol)
+def _job(session, cwd, host, **kw):
+    "The `Compaction` of `session` (or `cwd`'s newest) by the service, its errors as plain `ValueError`s"
+    p = _kind(_found(session, cwd, host), 'transcript')
+    with _plain(): return compact_session(p, cwd=_dir(cwd), **kw)
 
 # %% ../nbs/30_skill.ipynb #e3a05fec
 @delegates(_budgets)
@@ -148,15 +119,15 @@ def session_doc(
     session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`: compact the newest session of this project directory (None: the current directory)
     host:str=None, # Look only in this host's store: 'claude' or 'codex' (None: both)
-    max_toks:int=None, # Fit the whole document within this many o200k tokens (None: no limit, each message within its budget)
+    max_toks:int=None, # Fit the whole document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
     notes:str='', # Notes for the continuation, added after the conversation
     since:str=None, # Path of an earlier continuation document of this session: its body is kept verbatim and only what came after is compacted
     all:bool=False, # Include what precedes the host's own last compaction of the session
     **kwargs
 )->str: # The continuation document
     "The continuation document of a session: the oldest turns are dropped and the rest cut to fit `max_toks`; it ends naming the session file"
-    pol,s = _pol(session_doc, kwargs),_session(_found(session, cwd, host), 'transcript', all)
-    return _compact(s, pol, max_toks, notes, since).text
+    pol = _pol(session_doc, kwargs)
+    return _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, all=all, **pol).text
 
 # %% ../nbs/30_skill.ipynb #e064769a
 def recent_sessions(
@@ -181,14 +152,9 @@ def session_report(
     **kwargs
 )->str: # One summary line, then the counts one per line (for a dialog, the summary line alone)
     "What compacting a session with these settings keeps: messages and turns read, dropped and cut, tool calls, tokens before and after"
-    pol,s = _pol(session_report, kwargs),_session(_found(session, cwd, host), None, all)
-    if s.fmt=='ipynb':
-        if max_toks or since: raise ValueError('max_toks and since apply to session files, not dialogs: leave them out')
-        with _plain(): return compact_dialog(s, str(s.path.resolve()), **pol)[1]
-    doc = _compact(s, pol, max_toks, '', since)
-    with _plain(): r = compaction_report(doc, exact=True, host_toks=s.host_toks, host=s.host)
-    prior = [f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:"] if doc.prior else []
-    return '\n'.join(prior + [report_line(r), report_table(r)])
+    pol,p = _pol(session_report, kwargs),_found(session, cwd, host)
+    with _plain(): c = compact_session(p, since=since, max_toks=max_toks, all=all, report=True, **pol)
+    return '\n'.join(l for l in c.lines if not l.startswith('warning: '))
 
 # %% ../nbs/30_skill.ipynb #cf87ea1f
 @delegates(_budgets)
@@ -203,11 +169,8 @@ def resume_session(
     **kwargs
 )->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` when it must run elsewhere)
     "Write a new session in the host's store that opens with the continuation document of `session`, and give the command that resumes it"
-    pol,s = _pol(resume_session, kwargs),_session(_found(session, cwd, host), 'transcript', all)
-    doc = _compact(s, pol, max_toks, notes, since)
-    with _plain():
-        r = compaction_report(doc, host_toks=s.host_toks, host=s.host)
-        c = write_resume(s, doc.text, r, _dir(cwd))[1]
+    pol = _pol(resume_session, kwargs)
+    c = _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, all=all, resume=True, **pol).new[1]
     return str(Command(c.argv, c.cwd))   # with a `cd` when it must run elsewhere than this process's directory
 
 # %% ../nbs/30_skill.ipynb #9ab0a65e

@@ -13,7 +13,9 @@ def cli_doc(tmp_path, *args):
     out = tmp_path/'out.md'
     p = subprocess.run([str(exe), *map(str, args), '--out', str(out)], capture_output=True, text=True, timeout=120)
     assert p.returncode==0, p.stderr
-    return out.read_text(encoding='utf-8')
+    doc = out.read_text(encoding='utf-8')
+    assert doc.endswith('\n')   # a file ends its last line, as stdout does
+    return doc[:-1]
 
 def api_doc(path, **kw):
     s = read_session(path, warn=False)

@@ -87,10 +87,10 @@ def dlg(tmp_path):
     return p
 
 def raises(match, f, *a, **kw):
-    "`f(*a, **kw)` raises a ValueError matching `match`, raised by the skill itself (not chained from deep inside)"
+    "`f(*a, **kw)` raises a ValueError matching `match`, raised by the skill or the service it calls (not from deep inside)"
     with pytest.raises(ValueError, match=match) as e: f(*a, **kw)
     assert e.value.__cause__ is None and e.value.__suppress_context__ or e.value.__context__ is None
-    assert Path(e.traceback[-1].path).name in ('skill.py', 'contextlib.py'), e.traceback[-1].path
+    assert Path(e.traceback[-1].path).name in ('skill.py', 'service.py', 'contextlib.py'), e.traceback[-1].path
 
 BAD = [('missing', 'no such'), ('nowhere/x.jsonl', 'folder .* does not exist'), ('.', 'is a directory'),
        ('notes.txt', 'not a known session format'), ('empty.jsonl', 'the file is empty')]
@@ -107,7 +107,7 @@ def test_wrong_kind(dlg):
     raises('is a claude session, not a dialog notebook: use session_doc', dialog_doc, ex/'claude_short.jsonl')
     raises('is a codex session, not a dialog notebook', dialog_copy, ex/'codex_short.jsonl', dlg.parent/'c.ipynb')
     raises('is a dialog notebook: use dialog_doc', session_doc, dlg)
-    raises('max_toks and since apply to session files', session_report, dlg, max_toks=500)
+    raises('apply to transcripts, not dialogs', session_report, dlg, since=dlg)
     raises('user_toks=-1', session_doc, ex/'claude_short.jsonl', user_toks=-1)
     raises('too small', session_doc, ex/'claude_short.jsonl', max_toks=5)
 
