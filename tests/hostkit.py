@@ -5,8 +5,12 @@
 - `run_claude` / `run_codex` run one non-interactive turn with a sandboxed HOME / CLAUDE_CONFIG_DIR / CODEX_HOME.
 - `write_claude_resume` / `write_codex_resume` are prototype writers of a compacted session the host resumes
   (see tests/HOSTFACTS.md for the verified record formats).
+- Hooks: `write_recorder` (a trivial hook script that records what it gets), `hook_group`, `claude_hooks`,
+  `codex_hooks`, `hook_calls`; the hosts' own compaction: `compact_claude` (`claude -p --resume ID "/compact ..."`),
+  `compact_codex` (app-server `thread/compact/start`); Codex's hook trust: `codex_hooks_list`, `trust_codex_hooks`.
+- The TUIs under a pseudo-terminal live in tests/tui.py (`claude_tui` / `codex_tui`).
 """
-import json, os, shutil, signal, subprocess, tempfile, threading, time, uuid
+import json, os, queue, shlex, shutil, signal, subprocess, sys, tempfile, threading, time, uuid
 from datetime import datetime, timezone
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from pathlib import Path
@@ -64,7 +68,10 @@ def install_hosts(cache=None):
 def text(s): return {'text': s}
 def tool(name, **args): return {'tool': name, 'args': args}
 def bash(command, description='Run a command'): return tool('Bash', command=command, description=description)
-def exec_command(cmd): return tool('exec_command', cmd=cmd)
+def exec_command(cmd, **args): return tool('exec_command', cmd=cmd, **args)
+def summary(s):
+    "A reply to Claude Code's compaction request: with `<summary>` tags it makes one request (else it asks again)"
+    return text(f'<analysis>mock analysis</analysis>\n<summary>{s}</summary>')
 
 # ---------------------------------------------------------------- mock servers
 
@@ -153,8 +160,27 @@ class AnthropicMock(MockServer):
                                  'stop_reason': stop})
         h._sse(evs)
 
+def _usage(): return {'input_tokens': 100, 'input_tokens_details': {'cached_tokens': 0}, 'output_tokens': 10,
+                     'output_tokens_details': {'reasoning_tokens': 0}, 'total_tokens': 110}
+
+def _responses_events(rid, evs, item):
+    "The SSE events of one Responses API reply whose single output is `item` (`evs`: the events that build it)"
+    created = {'id': rid, 'object': 'response', 'status': 'in_progress', 'output': []}
+    completed = {'id': rid, 'object': 'response', 'status': 'completed', 'output': [item], 'usage': _usage()}
+    return [dict(type='response.created', response=created), *evs,
+            dict(type='response.output_item.done', output_index=0, item=item),
+            dict(type='response.completed', response=completed)]
+
+def is_compaction(body):
+    "Is this Responses request Codex's remote compaction (its `input` ends with a `compaction_trigger` item)?"
+    inp = (body or {}).get('input') or [{}]
+    return isinstance(inp[-1], dict) and inp[-1].get('type') == 'compaction_trigger'
+
 class ResponsesMock(MockServer):
-    "OpenAI Responses API: POST /v1/responses (stream) answers from the script; websocket upgrades are refused at once"
+    """OpenAI Responses API: POST /v1/responses (stream) answers from the script; websocket upgrades are refused at
+    once. A remote compaction request (`is_compaction`) is answered with one `compaction` item carrying
+    `compaction_text` (it does not use up a scripted reply)."""
+    compaction_text = 'MOCK-COMPACTION-SUMMARY'
     def is_model(self, r): return r['method'] == 'POST' and r['path'].split('?')[0].endswith('/responses')
     def get(self, h, body):
         if h.headers.get('upgrade', '').lower() == 'websocket':
@@ -163,8 +189,13 @@ class ResponsesMock(MockServer):
         h._send(404, {'error': {'type': 'not_found', 'message': 'mock'}})
     def post(self, h, body):
         if not h.path.split('?')[0].endswith('/responses'): return h._send(404, {'error': {'message': 'mock'}})
-        r, n = self.next_reply(), len(self.model_requests())
+        n = len(self.model_requests())
         rid = f'resp_mock{n:03d}'
+        if is_compaction(body):
+            item = {'type': 'compaction', 'id': f'cmp_mock{n:03d}', 'encrypted_content': self.compaction_text}
+            added = dict(type='response.output_item.added', output_index=0, item=item)
+            return h._sse(_responses_events(rid, [added], item))
+        r = self.next_reply()
         if 'tool' in r:
             item = {'type': 'function_call', 'id': f'fc_mock{n:03d}', 'call_id': f'call_mock{n:03d}', 'name': r['tool'],
                     'arguments': json.dumps(r['args'])}
@@ -175,12 +206,7 @@ class ResponsesMock(MockServer):
                     'content': [{'type': 'output_text', 'text': r['text'], 'annotations': []}]}
             evs = [dict(type='response.output_item.added', output_index=0, item={**item, 'content': [], 'status': 'in_progress'}),
                    dict(type='response.output_text.delta', item_id=iid, output_index=0, content_index=0, delta=r['text'])]
-        usage = {'input_tokens': 100, 'input_tokens_details': {'cached_tokens': 0}, 'output_tokens': 10,
-                 'output_tokens_details': {'reasoning_tokens': 0}, 'total_tokens': 110}
-        h._sse([dict(type='response.created', response={'id': rid, 'object': 'response', 'status': 'in_progress', 'output': []}),
-                *evs, dict(type='response.output_item.done', output_index=0, item=item),
-                dict(type='response.completed', response={'id': rid, 'object': 'response', 'status': 'completed',
-                                                          'output': [item], 'usage': usage})])
+        h._sse(_responses_events(rid, evs, item))
 
 # ---------------------------------------------------------------- running the hosts
 
@@ -352,3 +378,186 @@ def write_codex_resume(src_meta, doc, codex_home):
     p = Path(codex_home)/'sessions'/now.strftime('%Y/%m/%d')/f'rollout-{now.strftime("%Y-%m-%dT%H-%M-%S")}-{new}.jsonl'
     _write_new(p, recs, 0o644)
     return new
+
+# ---------------------------------------------------------------- hooks (verified facts: tests/HOSTFACTS.md, "Hooks")
+
+HOOK_SCRIPT = '''import json, os, sys, time
+cfg = json.loads({cfg!r})
+data = sys.stdin.read()
+with open(cfg['log'], 'a') as f: f.write(json.dumps(dict(stdin=data, env=dict(os.environ), cwd=os.getcwd())) + '\\n')
+time.sleep(cfg['sleep'])
+if cfg['when'] is not None and cfg['when'] not in data: sys.exit(0)
+if cfg['block'] is not None:
+    sys.stderr.write(cfg['block'])
+    sys.exit(2)
+if cfg['context'] is not None:
+    event = json.loads(data or '{{}}').get('hook_event_name', 'SessionStart')
+    print(json.dumps({{'hookSpecificOutput': {{'hookEventName': event, 'additionalContext': cfg['context']}}}}))
+sys.exit(cfg['exit_code'])
+'''
+
+def write_recorder(folder, name='hook', context=None, block=None, exit_code=0, sleep=0, when=None):
+    """Write a trivial hook script `folder/<name>.py` and return the command that runs it (absolute paths: hooks run
+    with the host's PATH). It appends what it got (stdin, env, cwd) as a JSON line to `folder/<name>.jsonl`, sleeps
+    `sleep` s, then (only if its stdin holds `when`, when given) exits 2 with `block` on stderr, or prints `context`
+    as the event's `additionalContext`, and exits `exit_code`. Read its calls with `hook_calls(folder/<name>.jsonl)`."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg = dict(log=str(folder/f'{name}.jsonl'), context=context, block=block, exit_code=exit_code, sleep=sleep,
+               when=when)
+    script = folder/f'{name}.py'
+    script.write_text(HOOK_SCRIPT.format(cfg=json.dumps(cfg)))
+    return f'{shlex.quote(sys.executable)} {shlex.quote(str(script))}'
+
+def hook_calls(log):
+    "What a `write_recorder` hook received, one dict per call: `input` (its stdin JSON), `env`, `cwd`"
+    if not Path(log).exists(): return []
+    recs = read_jsonl(log)
+    return [dict(input=json.loads(r['stdin']) if r['stdin'].strip() else None, env=r['env'], cwd=r['cwd'])
+            for r in recs]
+
+def hook_group(command, matcher=None, timeout=None):
+    "One matcher group, the same shape in Claude Code's settings.json and Codex's hooks.json"
+    h = dict(type='command', command=command)
+    if timeout is not None: h['timeout'] = timeout
+    return dict(hooks=[h]) if matcher is None else dict(matcher=matcher, hooks=[h])
+
+def merge_json(path, **keys):
+    "Set top-level `keys` in the JSON object at `path` (created if missing)"
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    d = json.loads(path.read_text()) if path.exists() else {}
+    path.write_text(json.dumps({**d, **keys}, indent=2) + '\n')
+    return path
+
+def claude_hooks(home, **events):
+    "Set `hooks` (event name -> list of `hook_group`s) in the sandbox's `$CLAUDE_CONFIG_DIR/settings.json`"
+    return merge_json(Path(home)/'.claude'/'settings.json', hooks=events)
+
+def claude_settings(home, **settings):
+    "Set top-level keys of the sandbox's `$CLAUDE_CONFIG_DIR/settings.json` (e.g. `bashOutputMaxChars`)"
+    return merge_json(Path(home)/'.claude'/'settings.json', **settings)
+
+def codex_hooks(home, **events):
+    "Write `$CODEX_HOME/hooks.json` = {hooks: events}; Codex runs them only once trusted (`trust_codex_hooks`)"
+    return merge_json(codex_home(home)/'hooks.json', hooks=events)
+
+# ---------------------------------------------------------------- the hosts' own compaction
+
+# CLAUDE_QUICK without --disable-slash-commands, which turns /compact off ("/compact isn't available in this ...")
+CLAUDE_QUICK_SLASH = ('--tools', 'Bash', '--system-prompt', 'You are a test assistant.')
+
+def compact_claude(bin, home, cwd, session_id, server, instructions='', timeout=60):
+    """Run Claude Code's own compaction in print mode, `claude -p --resume ID "/compact [instructions]"`:
+    (returncode, stdout, stderr). The mock should answer with `summary(...)` (one request) unless a hook blocks."""
+    prompt = f'/compact {instructions}'.strip()
+    cmd = [bin, '-p', prompt, '--resume', session_id, *CLAUDE_QUICK_SLASH]
+    return _run(cmd, claude_env(home, server), cwd, timeout)
+
+class AppServer:
+    """`codex app-server` on stdio (JSON-RPC, one message a line) in the sandbox `home`: `call` a method, `wait` for a
+    notification; every wait is bounded. Use as a context manager (the process group is killed on exit)."""
+    def __init__(self, bin, home, cwd, server=None):
+        env = codex_env(home, server) if server else sandbox_env(home)
+        if server: set_codex_server(home, server)
+        self.proc = subprocess.Popen([str(bin), 'app-server'], env=env, cwd=cwd, stdin=subprocess.PIPE, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.n, self.notes, self.lines = 0, [], queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        "Queue each line the server prints (a thread: select() on a buffered pipe misses lines already read)"
+        for line in self.proc.stdout: self.lines.put(line)
+        self.lines.put(None)
+
+    def __enter__(self):
+        self.call('initialize', {'clientInfo': {'name': 'hostkit', 'version': '0'}})
+        self._write({'jsonrpc': '2.0', 'method': 'initialized'})
+        return self
+
+    def __exit__(self, *a):
+        try: os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError: pass
+        self.proc.wait(10)
+
+    def _write(self, msg):
+        self.proc.stdin.write(json.dumps(msg) + '\n')
+        self.proc.stdin.flush()
+
+    def _next(self, end):
+        "The next message, or None once `end` (a monotonic time) has passed"
+        try: line = self.lines.get(timeout=max(0, end - time.monotonic()))
+        except queue.Empty: return None
+        if line is None: raise RuntimeError('codex app-server exited')
+        return json.loads(line)
+
+    def call(self, method, params=None, timeout=30):
+        "Send a request and return its `result` (RuntimeError on an error reply); notifications go to `notes`"
+        self.n += 1
+        self._write({'jsonrpc': '2.0', 'id': self.n, 'method': method, 'params': params or {}})
+        end = time.monotonic() + timeout
+        while (msg := self._next(end)) is not None:
+            if msg.get('id') != self.n: self.notes.append(msg)
+            elif 'error' in msg: raise RuntimeError(f'{method}: {msg["error"]}')
+            else: return msg['result']
+        raise TimeoutError(f'{method}: no reply in {timeout}s')
+
+    def wait(self, method, timeout=30, after=0):
+        "The first notification named `method` among `notes[after:]` and those still to come"
+        for m in self.notes[after:]:
+            if m.get('method') == method: return m
+        end = time.monotonic() + timeout
+        while (msg := self._next(end)) is not None:
+            self.notes.append(msg)
+            if msg.get('method') == method: return msg
+        raise TimeoutError(f'no {method} in {timeout}s')
+
+def compact_codex(bin, home, cwd, thread_id, server, then=None, timeout=60):
+    """Codex's own compaction with no TUI: app-server `thread/resume`, then `thread/compact/start`, until its turn
+    completes; with `then`, a next turn with that prompt in the same process (SessionStart with source `compact` runs
+    only there, before that turn). Returns the notifications after the resume (hook runs, items, turns)."""
+    with AppServer(bin, home, cwd, server) as app:
+        app.call('thread/resume', {'threadId': thread_id, 'excludeTurns': True})
+        k = len(app.notes)
+        app.call('thread/compact/start', {'threadId': thread_id})
+        app.wait('turn/completed', timeout, after=k)
+        if then is not None:
+            j = len(app.notes)
+            app.call('turn/start', {'threadId': thread_id, 'input': [{'type': 'text', 'text': then}]})
+            app.wait('turn/completed', timeout, after=j)
+        return app.notes[k:]
+
+def codex_hooks_list(bin, home, cwd):
+    "The hooks Codex sees for `cwd` (app-server `hooks/list`): each with `key`, `currentHash`, `trustStatus`, ..."
+    with AppServer(bin, home, cwd) as app: return app.call('hooks/list', {'cwds': [str(cwd)]})['data'][0]['hooks']
+
+def trust_codex_hooks(bin, home, cwd):
+    """Trust every hook Codex lists for `cwd` the way its TUI does ("Trust all and continue"): Codex itself writes
+    `[hooks.state."<key>"] trusted_hash = "<currentHash>"` into config.toml (`config/batchWrite`). Returns the hooks."""
+    with AppServer(bin, home, cwd) as app:
+        hooks = app.call('hooks/list', {'cwds': [str(cwd)]})['data'][0]['hooks']
+        state = {h['key']: {'trusted_hash': h['currentHash']} for h in hooks}
+        edit = {'keyPath': 'hooks.state', 'mergeStrategy': 'upsert', 'value': state}
+        app.call('config/batchWrite', {'edits': [edit]})
+    return hooks
+
+# ---------------------------------------------------------------- what a request carries
+
+def request_with(server, needle):
+    "The first model request whose body holds `needle` (skips side requests such as Codex's thread title)"
+    return first_or_none(r for r in server.model_requests() if needle in json.dumps(r['body'], ensure_ascii=False))
+
+def first_or_none(it): return next(iter(it), None)
+
+def _block_text(content):
+    if isinstance(content, str): return content
+    return ''.join(c.get('text', '') for c in content if isinstance(c, dict))
+
+def claude_tool_results(body):
+    "The text of each `tool_result` block in a Messages API request body, in order"
+    blocks = [b for m in body['messages'] if isinstance(m['content'], list) for b in m['content']]
+    return [_block_text(b['content']) for b in blocks if b.get('type') == 'tool_result']
+
+def codex_tool_outputs(body):
+    "The `output` of each `function_call_output` item in a Responses API request body, in order"
+    return [_block_text(i['output']) for i in body['input'] if i.get('type') == 'function_call_output']
