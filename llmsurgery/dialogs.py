@@ -298,10 +298,11 @@ def cell_spans(s):
 
 # %% ../nbs/09_dialogs.ipynb #09fdddc9
 def _dump_at(s, a, v):
-    "JSON of `v` to stand at `s[a]`, written as notebook text `s` is: its indent, its lines' indentation, ASCII or not"
-    unit = re.match(r'\{[ \t]*\r?\n([ \t]*)"', s)
+    "JSON of `v` to stand at `s[a]`, written as notebook text `s` is: indent or spacing, line indentation, ASCII or not"
+    unit,colon = re.match(r'\{[ \t]*\r?\n([ \t]*)"', s),re.search(r'"(\s*:\s*)', s)
+    seps = None if unit or not colon else (',' + colon[1][1:], colon[1])   # unindented: its spacing after `,` `:`
     line = s[s.rfind('\n', 0, a)+1:a]
-    res = json.dumps(v, indent=len(unit[1]) if unit else None, ensure_ascii=s.isascii())
+    res = json.dumps(v, indent=len(unit[1]) if unit else None, separators=seps, ensure_ascii=s.isascii())
     return res.replace('\n', '\n'+line[:len(line)-len(line.lstrip())])
 
 def _like(old, text):

@@ -190,3 +190,13 @@ def test_note_with_inline_image():
         dict(cell_type='markdown', id='p1', metadata={'solveit_ai': True}, source=f'Explain ![](data:image/png;base64,iVBORw0KGgo=){reply_sep}It is a chart.')])))
     doc = dlg2compact(d)
     assert doc == '§ A chart: [image: chart.png] §\n§ Explain [image: attachment] §\n» It is a chart. »'
+
+def test_copy_keeps_the_files_form():
+    "A BOM stays; a notebook written without indentation, or ASCII-only, is patched in its own form"
+    txt = text(REAL/'dutil__ask_5f88c82.ipynb')
+    assert compact_ipynb('\ufeff'+txt).text == '\ufeff'+compact_ipynb(txt).text
+    for form in (dict(), dict(indent=2, ensure_ascii=True), dict(separators=(',', ':'))):
+        t = json.dumps(json.loads(txt), **form)
+        c = compact_ipynb(t).text
+        assert c == json.dumps(json.loads(c), **form)   # every byte written as the file writes it
+        assert [(a['id'], a==b) for a,b in zip(cells(c), cells(t))] == [(b['id'], not is_prompt(b)) for b in cells(t)]
