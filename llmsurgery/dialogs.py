@@ -13,7 +13,6 @@ __all__ = ['DlgBudgets', 'dlg_top', 'dlg_keep', 'dlg_max', 'CopyStats', 'media_m
 # %% ../nbs/09_dialogs.ipynb #3b7c9c07
 import json, re
 from collections import namedtuple
-from pathlib import Path
 from fastcore.utils import *
 from fastcore.ansi import strip_ansi
 from fastcore.nbio import concat_streams, join_out
@@ -26,7 +25,7 @@ from .toks import len_toks, trunctoks_mid
 from .render import *
 from .render import Policy, Budgets, Rendering, min_budgets, join_lines
 from .docstyle import err_toks, error_result
-from .fit import compact_chat, fit_floors, fill
+from .fit import fit_floors, fill
 from .document import compact_content, join_compacts
 
 # %% ../nbs/09_dialogs.ipynb #7ca30c64

@@ -14,7 +14,7 @@ from copy import copy
 from fastcore.utils import *
 from fastcore.xtras import fenced_blocks
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, hist2fmt, tool_text, tool_info, think_start, think_end
-from aidialog.dialog import Dialog, Message, sprompt, snote
+from aidialog.dialog import Dialog, sprompt, snote
 
 # %% ../nbs/00_hist.ipynb #e255bd72
 def _fresh_ids(msgs):
