@@ -214,9 +214,10 @@ def _dropped(ms, start):
 # %% ../nbs/09_dialogs.ipynb #6fd15c13
 class DlgFit:
     "Renders of dialog messages `ms` at any knob, from any first message; each message rendered once per budget"
-    def __init__(self, ms, pol, enc=None, wrap=noop):
-        store_attr()
+    def __init__(self, ms, pol, enc=None, wrap=noop, grow=True):
+        store_attr('ms,pol,enc,wrap')
         self.floors,self.cache,self.sizes = dlg_floors(pol, enc),{},{}
+        self.top = dlg_max if grow else dlg_top   # the largest knob a fit may turn to
         self.starts = [i for i in range(len(ms)) if i==0 or ms[i-1].msg_type==sprompt] or [0]   # where each turn starts
     def _text(self, i, b):
         k = i,_budget_key(self.ms[i], b)
@@ -238,19 +239,19 @@ def _whole_turns(f, n):
     ss = f.starts
     if f.toks(dlg_keep, ss[-1])>n: return None
     s = ss[_least(0, len(ss)-1, lambda j: f.toks(dlg_keep, ss[j])<=n)]
-    return _most(dlg_keep, dlg_max, lambda k: f.toks(k, s)<=n), s
+    return _most(dlg_keep, f.top, lambda k: f.toks(k, s)<=n), s
 
 def _most_msgs(f, n):
     "`(knob, start)`: the most messages that fit squeezed to the floors, at the largest knob they fit at; None if none"
     N = len(f.ms)
     if f.toks(0, N)>n: return None
     s = _least(0, N, lambda s: f.toks(0, s)<=n)
-    return _most(0, dlg_max, lambda k: f.toks(k, s)<=n), s
+    return _most(0, f.top, lambda k: f.toks(k, s)<=n), s
 
 # %% ../nbs/09_dialogs.ipynb #84ec52b5
 def _fit_at(f, n):
     "`(knob, start)` of the rendering within `n`: the policy grown; else whole turns, unless more messages fill more"
-    if f.toks(dlg_top)<=n: return _most(dlg_top, dlg_max, lambda k: f.toks(k)<=n), 0
+    if f.toks(dlg_top)<=n: return _most(dlg_top, f.top, lambda k: f.toks(k)<=n), 0
     whole = _whole_turns(f, n)
     if whole and f.toks(*whole)>=n*fill: return whole
     cands = [o for o in (whole, _most_msgs(f, n)) if o]
@@ -258,10 +259,10 @@ def _fit_at(f, n):
     if not cands: raise ValueError(f'max_toks={n} is too small: the least this rendering can be is {least} tokens')
     return max(cands, key=lambda o: f.toks(*o))
 
-def fit_dialog(dlg, max_toks, enc=None, wrap=noop, **policy):
-    "The flat document of `dlg` (wrapped by `wrap`) within `max_toks` tokens: replies shrink first, authored cells last"
+def fit_dialog(dlg, max_toks, enc=None, wrap=noop, grow=True, **policy):
+    "The flat document of `dlg` (wrapped by `wrap`) within `max_toks`: replies shrink first, authored cells last"
     ms = shown(dlg)
-    f = DlgFit(ms, Policy(enc, **policy), enc, wrap)
+    f = DlgFit(ms, Policy(enc, **policy), enc, wrap, grow)
     knob,start = _fit_at(f, max(int(max_toks), 0))
     turns = sum(m.msg_type==sprompt for m in ms[:start])
     return Rendering(f.render(knob, start), dict(msgs=len(ms), dropped_msgs=start, dropped_turns=turns, knob=knob))
@@ -407,11 +408,11 @@ def _copy(s, out, max_toks, pol):
     atomic_write(out, c.text)   # the copy, like every file we write, appears whole or not at all
     return f'{copy_line(c.stats)}; compacted copy written to {out}'
 
-def compact_dialog(s, path, notes='', in_place_copy=None, max_toks=None, **pol):
+def compact_dialog(s, path, notes='', in_place_copy=None, max_toks=None, grow=True, **pol):
     "The continuation document for dialog session `s`, and one report line; with `in_place_copy`, a compacted copy"
     pol = {k:v for k,v in pol.items() if k!='last_n'}   # a dialog has no tail to keep whole
     if in_place_copy: return None, _copy(s, in_place_copy, max_toks, pol)
     wrap = lambda c: compact_content(c, path, notes)
     if max_toks is None: r = Rendering(wrap(dlg2compact(s.dlg, **pol)), None)
-    else: r = fit_dialog(s.dlg, max_toks, wrap=wrap, **pol)
+    else: r = fit_dialog(s.dlg, max_toks, wrap=wrap, grow=grow, **pol)
     return r.text, doc_line(dialog_stats(s.dlg), r)
