@@ -200,3 +200,69 @@ def test_copy_keeps_the_files_form():
         c = compact_ipynb(t).text
         assert c == json.dumps(json.loads(c), **form)   # every byte written as the file writes it
         assert [(a['id'], a==b) for a,b in zip(cells(c), cells(t))] == [(b['id'], not is_prompt(b)) for b in cells(t)]
+
+# --- the service, the command and the skill, end to end, on every real dialog
+_exe = Path(sys.executable).absolute().parent/'llmsurgery-compact'
+
+def run(*args):
+    p = subprocess.run([sys.executable, str(_exe), *map(str, args)], capture_output=True, timeout=300)
+    return p.returncode, p.stdout.decode('utf-8'), p.stderr.decode('utf-8', 'replace')
+
+def sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+COPY_LINE = r'\d+ prompts: replies [\d,]+ -> [\d,]+ tokens; [\d.,]+ KB -> [\d.,]+ KB; compacted copy written to .*'
+
+@pytest.mark.parametrize('p', DIALOGS, ids=ids)
+def test_service(p, tmp_path):
+    "The service on each dialog: the document (bounded by default), fitted to `max_toks`, the copy; the original untouched"
+    from llmsurgery.service import compact_session, default_max_toks
+    src = tmp_path/p.name
+    shutil.copy(p, src)
+    h = sha(src)
+    c = compact_session(src)
+    for o in LEAKS: assert o not in c.text, o
+    assert ' tokens uncut -> ' in c.lines[-1] and len_toks(c.text) <= default_max_toks
+    unbounded = compact_session(src, max_toks=0).text
+    assert unbounded == compact_content(dlg2compact(reads_dialog(text(p))), str(src.resolve()))
+    if len_toks(unbounded) <= default_max_toks: assert c.text == unbounded   # within the bound: not grown
+    assert len_toks(compact_session(src, max_toks=1500).text) <= 1500
+    c = compact_session(src, in_place_copy=tmp_path/'copy.ipynb')
+    assert c.text is None and re.fullmatch(COPY_LINE, c.lines[-1]), c.lines
+    assert (tmp_path/'copy.ipynb').read_text(encoding='utf-8') == compact_ipynb(text(p)).text and sha(src) == h
+    with pytest.raises(ValueError, match='max_toks fits a document'): compact_session(src, max_toks=900, in_place_copy=tmp_path/'c2.ipynb')
+    with pytest.raises(ValueError, match='not dialogs'): compact_session(src, resume=True)
+    assert not (tmp_path/'c2.ipynb').exists() and sha(src) == h
+
+@pytest.mark.parametrize('name', ['solveit_z2h__00_core.ipynb', 'dutil__conn_5f88c82.ipynb'])
+def test_cli(name, tmp_path):
+    "`llmsurgery-compact dialog.ipynb`, with `--max-tokens`, and `--in-place-copy`, as a user runs it"
+    src = tmp_path/name
+    shutil.copy(REAL/name, src)
+    h = sha(src)
+    rc,doc,err = run(src)
+    assert rc == 0, err
+    for o in LEAKS: assert o not in doc, o
+    assert ' tokens uncut -> ' in err and sha(src) == h
+    rc,fitted,err = run(src, '--max-tokens', 1500)
+    assert rc == 0, err
+    assert len_toks(fitted.rstrip('\n')) <= 1500 and sha(src) == h
+    rc,out,err = run(src, '--in-place-copy', tmp_path/'copy.ipynb')
+    assert rc == 0 and out == '', err
+    assert re.fullmatch(COPY_LINE+'\n', err), err
+    assert (tmp_path/'copy.ipynb').read_text(encoding='utf-8') == compact_ipynb(text(REAL/name)).text and sha(src) == h
+    rc,_,err = run(src, '--in-place-copy', tmp_path/'c2.ipynb', '--max-tokens', 900)
+    assert rc == 2 and '--max-tokens' in err and not (tmp_path/'c2.ipynb').exists(), err
+
+@pytest.mark.parametrize('p', DIALOGS, ids=ids)
+def test_skill(p, tmp_path, monkeypatch):
+    "The skill's `dialog_doc` (also with `max_toks`) and `dialog_copy` do the same, and leave the dialog as it was"
+    for k in ('HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME'): monkeypatch.setenv(k, str(tmp_path/'home'))
+    from llmsurgery.skill import dialog_doc, dialog_copy
+    src = tmp_path/p.name
+    shutil.copy(p, src)
+    h = sha(src)
+    doc = dialog_doc(src)
+    for o in LEAKS: assert o not in doc, o
+    assert len_toks(dialog_doc(src, max_toks=1200)) <= 1200
+    assert dialog_copy(src, tmp_path/'copy.ipynb') == str(tmp_path/'copy.ipynb')
+    assert (tmp_path/'copy.ipynb').read_text(encoding='utf-8') == compact_ipynb(text(p)).text and sha(src) == h
