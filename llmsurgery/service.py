@@ -77,9 +77,9 @@ def _read(path, all, sidechains, progress):
     return s,[f'warning: {w.message}' for w in ws if issubclass(w.category, SessionWarning)]
 
 # %% ../nbs/16_service.ipynb #d7ff6b58
-def _dialog_job(s, path, notes, copy, pol):
-    "The job on a dialog notebook: its document, or its compacted copy written to `copy`"
-    text,line = compact_dialog(s, str(path.resolve()), notes, copy, **pol)
+def _dialog_job(s, path, notes, copy, pol, max_toks=None, grow=True):
+    "The job on a dialog notebook: its document (fitted to `max_toks`), or its compacted copy written to `copy`"
+    text,line = compact_dialog(s, str(path.resolve()), notes, copy, None if copy else max_toks, grow, **pol)
     return Compaction(text, [line])
 
 # %% ../nbs/16_service.ipynb #eecc6ca2
@@ -98,7 +98,8 @@ def _transcript_job(s, path, doc_kw, table, resume, cwd):
 # %% ../nbs/16_service.ipynb #45a9d76c
 def _check_job(s, since, max_toks, resume, copy):
     "A ValueError for settings that don't apply to session `s`"
-    if s.fmt=='ipynb' and (since or max_toks or resume): raise ValueError('since, max_toks and resume apply to transcripts, not dialogs')
+    if s.fmt=='ipynb' and (since or resume): raise ValueError('since and resume apply to transcripts, not dialogs')
+    if copy and max_toks: raise ValueError('max_toks fits a document: an in_place_copy keeps every prompt')
     if s.fmt!='ipynb' and copy: raise ValueError('in_place_copy applies to dialog notebooks only')
 
 # %% ../nbs/16_service.ipynb #25f9d67c
@@ -113,7 +114,8 @@ def compact_session(session=None, out=None, notes='', since=None, max_toks=None,
     _check_job(s, since, max_toks, resume, copy)
     n,grow = doc_target(max_toks)
     doc_kw = dict(notes=notes, since=earlier, max_toks=n, grow=grow, **pol)
-    res = _dialog_job(s, path, notes, copy, pol) if s.fmt=='ipynb' else _transcript_job(s, path, doc_kw, report, resume, cwd)
+    if s.fmt=='ipynb': res = _dialog_job(s, path, notes, copy, pol, n, grow)
+    else: res = _transcript_job(s, path, doc_kw, report, resume, cwd)
     if out and res.text is not None: atomic_write(out, res.text+'\n')
     res.lines = warns + list(res.lines)
     return res

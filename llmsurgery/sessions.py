@@ -13,12 +13,12 @@ import json, warnings
 from itertools import islice
 from pathlib import Path
 from fastcore.basics import store_attr, noop
-from aidialog.ipynb import reads_ipynb
 from functools import partial
 from collections import Counter
 from .jsonl import SessionWarning, last_boundary, Msgs, records, record_fmt, dropped_text
 from .claude import read_claude, cc_boundary, cc_boundary_mark
 from .codex import read_codex, cx_boundary, cx_boundary_mark
+from .dialogs import reads_dialog
 
 # %% ../nbs/15_sessions.ipynb #4be0d841
 known_formats = 'Claude Code session JSONL (claude), Codex rollout JSONL (codex), aidialog notebook .ipynb (ipynb)'
@@ -76,7 +76,7 @@ def read_session(path, all=False, sidechains=False, warn=True, progress=noop):
     path = Path(path).expanduser()
     fmt = detect_format(path)
     if fmt=='ipynb':
-        try: dlg = reads_ipynb(path.read_text(encoding='utf-8-sig', errors='replace'), name=path.stem)
+        try: dlg = reads_dialog(path.read_text(encoding='utf-8-sig', errors='replace'), name=path.stem)
         except (ValueError, KeyError, TypeError, AttributeError) as e: raise ValueError(f'{path}: not a readable aidialog notebook: {e!r}') from e
         return Session(path, fmt, [], dlg=dlg)
     msgs = read_host(path, fmt, all, sidechains, progress)

@@ -72,11 +72,12 @@ def _pol(f, kw):
 def dialog_doc(
     path:str, # The dialog notebook (.ipynb) to compact; it is only read
     notes:str='', # Notes for the continuation, added after the conversation
+    max_toks:int=None, # Fit the whole document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
     **kwargs
 )->str: # The continuation document
     "The whole dialog at `path` as one continuation document: notes and prompts between `§`, replies between `»`, code fenced with its output"
     pol,p = _pol(dialog_doc, kwargs),_kind(path, 'dialog')
-    with _plain(): return compact_session(p, notes=notes, **pol).text
+    with _plain(): return compact_session(p, notes=notes, max_toks=max_toks, **pol).text
 
 # %% ../nbs/30_skill.ipynb #63252001
 @delegates(_budgets, but='last_n')
@@ -146,7 +147,7 @@ def session_report(
     session:str=None, # A session file (JSONL), its id, or a dialog notebook (.ipynb); it is only read
     cwd:str=None, # As in `session_doc`
     host:str=None, # As in `session_doc`
-    max_toks:int=None, # As in `session_doc`; not for a dialog
+    max_toks:int=None, # As in `session_doc`
     since:str=None, # As in `session_doc`; not for a dialog
     all:bool=False, # As in `session_doc`
     **kwargs

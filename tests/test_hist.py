@@ -70,3 +70,49 @@ def test_pair_tools(msgs):
             if isinstance(p, ToolUse): seen.add(p.id)
             elif isinstance(p, ToolResult): assert p.id and (p.id in seen or p.id not in ids)   # an earlier call's id, or a new one
     assert pair_tools(msgs) == paired
+
+# Solveit's own forms: old-form prompts and the `<details>` tool blocks of its replies
+import html, json
+from hypothesis import assume
+from llmsurgery.hist import reply_sep, split_prompt, unrepr, details_parts
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.text(), st.text())
+def test_split_prompt(q, r):
+    assume(reply_sep not in q)
+    assert split_prompt(q + reply_sep + r) == (q, r)
+    assert split_prompt(q) == (q, None)
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.text(), st.integers(0, 200), st.sampled_from(['<TRUNCATED>', '…']))
+def test_unrepr(s, k, cut):
+    assert unrepr(repr(s)) == s
+    short = repr(s)[:k] + cut   # Solveit cut the repr short
+    r = unrepr(short)
+    assert r == short or (r.endswith(' …') and s.startswith(r[:-2])), (short, r)
+
+names = st.from_regex(r'[A-Za-z_][A-Za-z0-9_]{0,10}', fullmatch=True)
+jargs = st.dictionaries(st.text(max_size=8), st.one_of(st.text(max_size=20), st.integers(), st.booleans(),
+                                                       st.lists(st.integers(), max_size=3)), max_size=3)
+
+def solveit_block(form, id, name, args, result):
+    "A `<details>` block's inside, written the way Solveit's generation `form` writes a call and its result"
+    if form=='A': return f"\n\n `{name}({json.dumps(args)})`\n  - `{html.escape(repr(result))}`\n\n"
+    d = dict(id=id, call=dict(function=name, arguments=args), result=repr(result))
+    if form=='D': d = dict(id=id, server=False, call=d['call'], result=d['result'])
+    summary = {'B': '', 'C': f'\n<summary>{name}(…)</summary>', 'D': f"\n<summary><code>{html.escape(name)}(…)</code></summary>"}[form]
+    return f"{summary}\n\n```json\n{json.dumps(d, indent=2)}\n```\n\n"
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.sampled_from('ABCD'), names, jargs, st.text())
+def test_details_forms(form, name, args, result):
+    id = None if form=='A' else 'toolu_01'   # the first form wrote no ids
+    parts = details_parts(solveit_block(form, id, name, args, result))
+    assert parts == [ToolUse(id=id, name=name, arguments=args), ToolResult(id=id, name=name, text=result)]
+
+def test_details_other():
+    "A `<details>` block that holds no tool call shows its text, never its tags or entities"
+    assert details_parts('<summary>Why</summary>\n\n<p>Because <code>x &lt; y</code>.</p>') == [Text('Why\n\nBecause x < y.')]
+    assert details_parts('<summary></summary>') == []
+    assert fmt2hist("Before.\n<details><summary>Aside</summary>\n\n```json\n[1, 2]\n```\n</details>\nAfter.")[0].content == \
+        [Text('Before.'), Text('Aside\n\n```json\n[1, 2]\n```'), Text('After.')]
