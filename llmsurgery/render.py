@@ -118,6 +118,7 @@ def generic_call(name, args, max_toks, enc=None):
 call_renderers = {
     'mcp__clikernel__execute': (fenced_code, 'code'),
     'py': (fenced_code, 'code'),
+    'python': (fenced_code, 'code'),   # Solveit's Python tool, as its published dialogs call it
     'Bash': (bash_call, 'command'),
     'bash': (bash_call, 'cmd'),
 }
