@@ -6,9 +6,9 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/codex.html.md"""
 
 # %% auto #0
 __all__ = ['cx_shells', 'cx_items', 'cx_boundary_mark', 'cx_meta_keys', 'codex_host', 'shell_script', 'cx_args', 'cx_tool',
-           'cx_output_text', 'cx_message', 'cx_result', 'cx_local_shell', 'cx_boundary', 'cx_context_toks',
-           'read_codex', 'codex_home', 'codex_rollouts', 'rollout_id', 'rollout_meta', 'codex_sessions', 'codex_places',
-           'cx_is_msg', 'cx_first_prompt', 'uuid7', 'cx_resume_records', 'rollout_path', 'store_of', 'write_resume']
+           'cx_exec_text', 'cx_output_text', 'cx_message', 'cx_result', 'cx_local_shell', 'cx_boundary',
+           'cx_context_toks', 'read_codex', 'codex_home', 'codex_rollouts', 'rollout_id', 'rollout_meta',
+           'codex_sessions', 'codex_places', 'uuid7', 'cx_resume_records', 'rollout_path', 'store_of', 'write_resume']
 
 # %% ../nbs/14_codex.ipynb #c0db1711
 import json, os, re, shlex, time, uuid
@@ -42,9 +42,21 @@ def cx_tool(cid, name, args, names):
     names[cid] = name
     return ToolUse(id=cid, name=name, arguments=args)
 
+# %% ../nbs/14_codex.ipynb #76edd5f6
+_cx_exec_head = re.compile(r'Chunk ID: [^\n]*\nWall time: [^\n]*\n([^\n]*)\n(?:Original token count: [^\n]*\n)?Output:\n')
+_cx_exited = re.compile(r'Process exited with code (-?\d+)')
+
+def cx_exec_text(s):
+    "Codex's `exec_command` output `s` without the header the host writes before it; a failure keeps its `Exit code: N`"
+    m = _cx_exec_head.match(s)
+    if not m: return s
+    code = _cx_exited.fullmatch(m[1])
+    if code: return s[m.end():] if code[1]=='0' else f'Exit code: {code[1]}\n{s[m.end():]}'
+    return f'{m[1]}\n{s[m.end():]}'   # a process still running says so
+
 # %% ../nbs/14_codex.ipynb #f9025eea
 def cx_output_text(o):
-    "Text of a Codex call output: plain, JSON-wrapped with `output`/`metadata`, or a list of content items"
+    "Text of a Codex call output: plain, JSON-wrapped with `output`/`metadata`, under an exec header, or a list of content items"
     if isinstance(o, dict): o = o.get('content', o.get('output', ''))
     if isinstance(o, list):
         return '\n'.join(i.get('text', '') if 'text' in i else media_tag(i.get('type', 'input_file')) for i in o)
@@ -55,7 +67,7 @@ def cx_output_text(o):
         if isinstance(d, dict) and isinstance(d.get('output'), str):
             code = (d.get('metadata') or {}).get('exit_code')
             return f"Exit code: {code}\n{d['output']}" if code else d['output']
-    return o
+    return cx_exec_text(o)
 
 # %% ../nbs/14_codex.ipynb #7d7dc42f
 def _cx_part(i, role):
@@ -106,11 +118,11 @@ def cx_context_toks(p):
     return u.get('input_tokens') if isinstance(u, dict) else None
 
 # %% ../nbs/14_codex.ipynb #cefccfd2
-def _cx_compacted(p, res, all):
-    "A `compacted` record's payload `p`: its summary is noted, and opens what follows unless `all`"
+def _cx_compacted(p, res):
+    "A `compacted` record's payload `p`: its summary is noted, and opens what follows unless the whole log is read"
     res.summary = p.get('message') if isinstance(p, dict) else None
-    res.at_boundary(all)
-    if not all and isinstance(res.summary, str) and res.summary.strip(): res.append(Msg('user', [Text(res.summary)]))
+    res.at_boundary()
+    if not res.whole and isinstance(res.summary, str) and res.summary.strip(): res.append(Msg('user', [Text(res.summary)]))
 
 def _cx_context(t, p, res):
     "Note a `session_meta` or `turn_context` payload `p`: the first directory, and the thread's own `session_meta`"
@@ -119,10 +131,10 @@ def _cx_context(t, p, res):
 
 def read_codex(lines, all=False, sidechains=False):
     "Canonical `Msg`s from the lines of a Codex rollout JSONL: only what follows the last compaction, unless `all` (a rollout holds no sub-agent traffic)"
-    res,names = LogMsgs(host='Codex', fmt='codex'),{}
+    res,names = LogMsgs(host='Codex', fmt='codex', whole=all),{}
     for r in records(lines, res):
         t,p = r.get('type'),r.get('payload')
-        if cx_boundary(r): _cx_compacted(p, res, all); continue   # `records` already fixed the summary's surrogates
+        if cx_boundary(r): _cx_compacted(p, res); continue   # `records` already fixed the summary's surrogates
         if not isinstance(p, dict): continue
         if t=='event_msg' and p.get('type')=='token_count': res.note_toks(cx_context_toks(p)); continue
         if t in ('session_meta', 'turn_context'): _cx_context(t, p, res); continue
@@ -169,28 +181,6 @@ def codex_places(cwd=None):
     "Where Codex keeps threads (of any directory: one store), for a message"
     return str(codex_home()/'sessions')
 
-# %% ../nbs/14_codex.ipynb #7b4319d5
-_cx_item = re.compile(rb'"type":"response_item","payload":\{"type":"([^"]*)"')
-_cx_role = re.compile(rb'"role":"(?:user|assistant)"(,"content":\[\{"type":"input_text","text":"(?:<|# AGENTS\.md))?')
-_cx_calls = {b'function_call', b'function_call_output', b'custom_tool_call', b'custom_tool_call_output', b'local_shell_call', b'web_search_call'}
-
-def cx_is_msg(line):
-    "Is `line` (bytes) a conversation item: a call, its output, or a user or assistant message the host did not inject? Decided without parsing"
-    m = _cx_item.search(line, 0, 200)
-    if not m or m[1] not in _cx_calls|{b'message'}: return False
-    if m[1]!=b'message': return True
-    r = _cx_role.search(line, m.end(), m.end()+300)
-    return bool(r) and not r[1]
-
-# %% ../nbs/14_codex.ipynb #b31033ba
-def cx_first_prompt(lines):
-    "The first words the user typed in the lines of a Codex rollout (a prefix of the file is enough), or ''"
-    for r in records(lines, LogMsgs(fmt='codex')):
-        p = r.get('payload')
-        if r.get('type')=='response_item' and isinstance(p, dict) and p.get('type')=='message' and p.get('role')=='user':
-            if m := cx_message(p, {}): return m.text
-    return ''
-
 # %% ../nbs/14_codex.ipynb #1f29283c
 def uuid7():
     "A time-ordered UUID (version 7), the kind Codex names its threads with"
@@ -236,5 +226,4 @@ def write_resume(session, doc, cwd=None):
 
 # %% ../nbs/14_codex.ipynb #57641cec
 codex_host = Host('codex', 'Codex', read=read_codex, mark=cx_boundary_mark, is_boundary=cx_boundary, home=codex_home,
-                  session_files=codex_sessions, session_id=rollout_id, places=codex_places, write_resume=write_resume,
-                  first_prompt=cx_first_prompt, is_msg=cx_is_msg)
+                  session_files=codex_sessions, session_id=rollout_id, places=codex_places, write_resume=write_resume)

@@ -7,10 +7,10 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix_surrogates', 'SessionWarning', 'record_fmt',
            'records', 'try_block', 'dropped_text', 'last_boundary', 'err_text', 'media_tag', 'media_part', 'jsonl',
-           'timestamp_now', 'Host']
+           'timestamp_now', 'last_time', 'Host']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
-import json, re, warnings
+import json, os, re, warnings
 from datetime import datetime, timezone
 import orjson
 from fastcore.basics import store_attr, first, patch
@@ -22,12 +22,12 @@ torn_line,other_host = 'torn or malformed line(s)',"record(s) of the other host'
 bad_block,bad_record = 'badly typed block(s)','malformed record(s)'
 
 class LogMsgs(list):
-    "The canonical `Msg`s read from a host's log, and what the read noted on the way"
-    bad_lines,summary,cwd,_done,_last = 0,None,None,0,None
+    "The canonical `Msg`s read from a host's log (`whole`, or from its last compaction on), and what the read noted"
+    bad_lines,summary,cwd,_last,_peak = 0,None,None,None,0
 
-    def __init__(self, msgs=(), host=None, fmt=None):
+    def __init__(self, msgs=(), host=None, fmt=None, whole=False):
         super().__init__(msgs)
-        self.host,self.fmt,self.meta,self.agents,self._dropped = host,fmt,{},{},{}
+        self.host,self.fmt,self.whole,self.meta,self.agents,self._dropped = host,fmt,whole,{},{},{}
 
     def drop(self, why, n=1):
         "Count `n` records (or blocks) skipped for reason `why`"
@@ -45,25 +45,35 @@ class LogMsgs(list):
 @patch
 def note_toks(self:LogMsgs, n):
     "Note `n`, the host's count of the context it last sent its model, if it is a count"
-    if isinstance(n, int) and n>0: self._last = n
+    if isinstance(n, int) and n>0: self._last,self._peak = n,max(self._peak, n)
 
 @patch
-def at_boundary(self:LogMsgs, keep=False):
-    "A host compaction: what came before is dropped, unless `keep`; then its context's count adds to `host_toks`"
-    if keep: self._done += self._last or 0
-    else: self.clear(); self._done = 0
+def at_boundary(self:LogMsgs):
+    "A host compaction: unless the whole log is read, what came before is dropped, its counts too"
+    if not self.whole: self.clear(); self._peak = 0
     self._last = None
 
 @patch(as_prop=True)
 def host_toks(self:LogMsgs):
-    "The host's count of the context read: the last count, plus each kept compacted context's; None if the last context has none"
-    return None if self._last is None else self._done+self._last
+    "The host's count of the context read: the last one since the last compaction, or, read whole, the largest; None if none"
+    return (self._peak or None) if self.whole else self._last
 
 # %% ../nbs/12_jsonl.ipynb #ffb5ae07
 @patch(as_prop=True)
 def task(self:LogMsgs):
-    "The first request the user typed among these messages, or None"
-    return first(m.text for m in self if m.role=='user' and m.text and not is_injected(m.text))
+    "The first request the user typed among these messages (neither injected by the host nor its summary), or None"
+    return first(m.text for m in self if m.role=='user' and m.text and m.text!=self.summary and not is_injected(m.text))
+
+# %% ../nbs/12_jsonl.ipynb #0905ff64
+@patch
+def add_agent(self:LogMsgs, agent, msgs):
+    "Put sub-agent `agent`'s `msgs` (a `LogMsgs`) before the result of the call that started it; False if that is not here"
+    cid = self.agents.get(agent)
+    at = first(i for i,m in enumerate(self) if m.role=='tool' and any(p.id==cid for p in m.content)) if cid else None
+    if at is None: return False
+    self[at:at] = msgs
+    for why,n in msgs.dropped.items(): self.drop(why, n)
+    return True
 
 # %% ../nbs/12_jsonl.ipynb #4b4bc452
 _surr_re = re.compile(r'\\u[dD][89a-fA-F]')
@@ -188,6 +198,27 @@ def timestamp_now():
     "The time now as the hosts stamp their records: UTC in ISO 8601, to the millisecond, ending in `Z`"
     return datetime.now(timezone.utc).isoformat(timespec='milliseconds').replace('+00:00', 'Z')
 
+# %% ../nbs/12_jsonl.ipynb #d560ee6b
+def _tail(path, n):
+    "The complete lines among the last `n` bytes of the file at `path`, the last line first"
+    with open(path, 'rb') as f:
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(size-n, 0))
+        lines = f.read().splitlines()
+    return lines[::-1] if size<=n else lines[:0:-1]
+
+def _stamp(r):
+    "When record `r` says it was written (its `timestamp`), in seconds since the epoch; None if it does not say"
+    try: return datetime.fromisoformat(r['timestamp']).timestamp()
+    except (KeyError, TypeError, ValueError): return None
+
+def last_time(path, n=1<<14):
+    "When the last record of the log at `path` that carries a `timestamp` was written, in seconds since the epoch, or None"
+    while True:
+        t = first(filter(None, map(_stamp, records(_tail(path, n), LogMsgs()))))
+        if t is not None or n>=os.path.getsize(path): return t
+        n *= 8
+
 # %% ../nbs/12_jsonl.ipynb #190acf1e
 class Host:
     "An agent host: how to read its log, find and name its sessions, and continue one; each part a plain function"
@@ -202,8 +233,6 @@ class Host:
         session_id:callable, # `session_id(path)`: the id the host resumes the session at `path` by
         places:callable, # `places(cwd=None)`: where the store keeps sessions (of `cwd`), for a message
         write_resume:callable, # `write_resume(session, doc, cwd=None)`: a new session from `doc`: `(path, argv, run dir)`
-        first_prompt:callable, # `first_prompt(lines)`: the first words the user typed in a log's first lines
-        is_msg:callable, # `is_msg(line)`: is this line (bytes) a conversation record? Told without parsing
         sidechain_files:callable=None, # `sidechain_files(path)`: `{agent id: path}` of a session's sub-agent logs
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'

@@ -12,11 +12,12 @@ __all__ = ['known_formats', 'host_registry', 'detect_format', 'Session', 'read_h
 # %% ../nbs/15_sessions.ipynb #cd8726ca
 import json, os, shlex, time, warnings
 from collections import Counter
+from functools import cached_property
 from pathlib import Path
 from fastcore.basics import store_attr, noop
 from aidialog.ipynb import reads_ipynb
 from tqdm import tqdm
-from .jsonl import SessionWarning, last_boundary, LogMsgs, records, record_fmt, dropped_text
+from .jsonl import SessionWarning, last_boundary, last_time, LogMsgs, records, record_fmt, dropped_text
 from .claude import claude_host
 from .codex import codex_host
 
@@ -56,8 +57,9 @@ host_registry = {h.name: h for h in (claude_host, codex_host)}   # a new host: i
 
 # %% ../nbs/15_sessions.ipynb #87ec853a
 class Session:
-    "A session file read: its `fmt`, canonical `msgs`, the count of `bad_lines` skipped, the host's last `summary`, the `host`'s own count of its context (`host_toks`), and for notebooks the `dlg`; `cwd` is the working directory the host recorded, `meta` what a continuation takes from it"
-    def __init__(self, path, fmt, msgs, bad_lines=0, summary=None, dlg=None, host=None, host_toks=None, cwd=None, meta=None):
+    "A session file read: its `fmt`, canonical `msgs`, the count of `bad_lines` skipped, the host's last `summary`, the `host`'s own count of its context (`host_toks`), and for notebooks the `dlg`; `task` is the session's first request, `cwd` the directory it began in, `meta` what a continuation takes from it"
+    def __init__(self, path, fmt, msgs, bad_lines=0, summary=None, dlg=None, host=None, host_toks=None, cwd=None, meta=None,
+                 task=None):
         store_attr()
         self.meta = meta or {}
     def __repr__(self):
@@ -65,11 +67,18 @@ class Session:
         return f'Session({str(self.path)!r}, {self.fmt}, {n}, {self.bad_lines} bad lines)'
 
 # %% ../nbs/15_sessions.ipynb #0b30fc20
+def _add_sidechains(log, host, path, all):
+    "Each sub-agent log of the session at `path` read, and put into `log` where its call ran (see `LogMsgs.add_agent`)"
+    for agent,f in (host.sidechain_files(path) if host.sidechain_files else {}).items():
+        with open(f, 'rb') as sub: log.add_agent(agent, host.read(sub, all))
+
 def read_host(path, host, all=False, sidechains=False, progress=noop):
     "The `LogMsgs` of `host`'s session file at `path`: only from its last compaction boundary, found from the end, unless `all`"
     with open(path, 'rb') as f:
         if not all: f.seek(last_boundary(f, host.mark, host.is_boundary))
-        return host.read(progress(f), all, sidechains)
+        log = host.read(progress(f), all, sidechains)
+    if sidechains: _add_sidechains(log, host, path, all)
+    return log
 
 # %% ../nbs/15_sessions.ipynb #44262c98
 _head_bytes = 1<<18   # a session's start is looked for in this much of its file
@@ -94,26 +103,26 @@ def read_session(path, all=False, sidechains=False, warn=True, progress=noop):
     log = read_host(path, host, all, sidechains, progress)
     if log.bad_lines and warn: warnings.warn(f'{path}: skipped {dropped_text(log.dropped)}', SessionWarning, stacklevel=2)
     head = log if all else read_head(path, host)
+    cwd = head.cwd or log.cwd
     return Session(path, fmt, list(log), log.bad_lines, log.summary, host=host.label, host_toks=log.host_toks,
-                   cwd=log.cwd if isinstance(log.cwd, str) else None, meta=head.meta|log.meta)
-
-# %% ../nbs/15_sessions.ipynb #4b9ff2d9
-def _head_lines(path, n=_head_bytes):
-    "The lines among the first `n` bytes of the file at `path` (the last may be cut: the readers skip it)"
-    with open(path, 'rb') as f: return f.read(n).decode('utf-8', 'replace').splitlines()
+                   cwd=cwd if isinstance(cwd, str) else None, meta=head.meta|log.meta, task=head.task)
 
 # %% ../nbs/15_sessions.ipynb #63c1ab30
 class SessionInfo:
-    "A session in a host's store: `host`, `id`, `path`, `mtime`, `size`; `messages` and `first_prompt` are read when asked for"
+    "A session in a host's store: `host` (its name), `id`, `path`, `mtime`, `size`; the rest is read when asked for"
     def __init__(self, host, id, path, mtime, size): store_attr()
+    @cached_property
+    def activity(self):
+        "When the session was last active: its last record's time, else its file's"
+        return last_time(self.path) or self.mtime
     @property
     def messages(self):
-        "Conversation records (user and assistant messages, calls and results), counted without parsing"
-        with open(self.path, 'rb') as f: return sum(map(host_registry[self.host].is_msg, f))
+        "How many messages a default compaction reads"
+        return len(read_host(self.path, host_registry[self.host]))
     @property
     def first_prompt(self):
-        "The first words the user typed"
-        return host_registry[self.host].first_prompt(_head_lines(self.path))
+        "The session's first request, from the start of its file"
+        return read_head(self.path, host_registry[self.host]).task or ''
     def __repr__(self): return f'SessionInfo({self.host}, {self.id}, {str(self.path)!r})'
 
 # %% ../nbs/15_sessions.ipynb #dd1254e3
@@ -134,10 +143,11 @@ def find_sessions(cwd=None, host=None):
     "The sessions of directory `cwd` (default: the current one) in the store of each host, or only `host`'s, newest first"
     cwd = cwd or os.getcwd()
     found = [i for h in _hosts(host) for p in h.session_files(cwd) if (i := session_info(h, p))]
-    return sorted(found, key=lambda o: o.mtime, reverse=True)
+    return sorted(found, key=lambda o: o.activity, reverse=True)
 
 # %% ../nbs/15_sessions.ipynb #ebe126cb
 _id_chars = set('0123456789abcdefABCDEF-')
+_min_prefix = 4   # characters of an id a prefix needs
 
 def _places(hs, cwd=None):
     "Where the stores of hosts `hs` keep sessions (of directory `cwd`, if given), for a message"
@@ -163,6 +173,7 @@ def find_session(session=None, cwd=None, host=None):
     if session is None: return _newest(cwd, host)
     p = Path(session).expanduser()
     if p.exists() or not set(str(session))<=_id_chars: return p
+    if len(session)<_min_prefix: raise ValueError(f'{session!r} is too short for a session id: give at least {_min_prefix} characters')
     found = _by_id(str(session), host)
     if len(found)==1: return found[0].path
     if not found: raise ValueError(f'no session id starts with {session!r} in {_places(_hosts(host))}')
@@ -200,7 +211,7 @@ _prompt_w = 60   # characters of a session's first prompt in a listing
 
 def session_row(o):
     "One line of `--list` for `SessionInfo` `o`: host, id, last activity, size, messages, first prompt"
-    when = time.strftime('%Y-%m-%d %H:%M', time.localtime(o.mtime))
+    when = time.strftime('%Y-%m-%d %H:%M', time.localtime(o.activity))
     p = ' '.join(o.first_prompt.split())
     p = p if len(p)<=_prompt_w else p[:_prompt_w-1]+'…'
     return f'{o.host:<6}  {o.id:<36}  {when:<16}  {tqdm.format_sizeof(o.size, "B"):>7}  {o.messages:>8,}  {p}'
