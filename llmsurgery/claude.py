@@ -20,18 +20,21 @@ from .jsonl import *
 from .files import atomic_write
 
 # %% ../nbs/13_claude.ipynb #3ef8f93c
+def _cc_media_tag(b):
+    "The media tag for an image or document block in a result"
+    return media_tag(f"input_{b.get('type')}", (b.get('source') or {}).get('media_type'))
+
 def cc_result_text(c):
     "Text of a `tool_result` block's content: a string, or a list of text and image blocks"
     if c is None or isinstance(c, str): return c or ''
-    return '\n'.join(b.get('text', '') if b.get('type')=='text' else media_tag(f"input_{b.get('type')}", (b.get('source') or {}).get('media_type'))
-                     for b in c)
+    return '\n'.join(b.get('text', '') if b.get('type')=='text' else _cc_media_tag(b) for b in c)
 
 # %% ../nbs/13_claude.ipynb #ab42fcc2
 _cc_trailer = re.compile(r'\s*(?:<usage>total_tokens: \d+\ntool_uses: \d+\nduration_ms: \d+</usage>|REMINDER: You MUST '
                          r'include the sources above in your response to the user using markdown hyperlinks\.)\s*\Z')
 
 def cc_strip_trailer(s):
-    "Result text `s` without a fixed trailer Claude Code appends for its model (a sub-agent's `<usage>`, WebSearch's reminder)"
+    "Result text `s` without the fixed trailer Claude Code adds for its model (a sub-agent's `<usage>`, a search's)"
     return _cc_trailer.sub('', s) if s.rstrip().endswith(('</usage>', 'hyperlinks.')) else s
 
 # %% ../nbs/13_claude.ipynb #a43da6bd
@@ -43,7 +46,7 @@ def cc_result(b, names):
 
 # %% ../nbs/13_claude.ipynb #e7d041ed
 def cc_user_part(b, meta=False):
-    "A user part from a non-result block: the user's words, a slash command's request, a skill load, or media; else None"
+    "A user part from a non-result block: the user's words, a slash command's request, a skill load, media; else None"
     t = b.get('type')
     if t in ('image', 'document'): return None if meta else media_part(b)
     if t != 'text': return None
@@ -54,10 +57,11 @@ def cc_user_part(b, meta=False):
 
 # %% ../nbs/13_claude.ipynb #ea520587
 def cc_summary(r):
-    "Text of a user record that is a host compaction summary (flagged `isCompactSummary`, or known by its opening words), else None"
+    "Text of a user record that is a host compaction summary (flagged `isCompactSummary`, or by its opening), else None"
     if r.get('type')!='user': return None
     c = r['message']['content']
-    s = c if isinstance(c, str) else '\n'.join(b['text'] for b in c if isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str))
+    is_text = lambda b: isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str)
+    s = c if isinstance(c, str) else '\n'.join(b['text'] for b in c if is_text(b))
     return s if r.get('isCompactSummary') or s.startswith(summary_prefix) else None
 
 # %% ../nbs/13_claude.ipynb #3a5ae759
@@ -66,7 +70,7 @@ def _cc_user_block(b, names, meta):
     return cc_result(b, names) if b.get('type')=='tool_result' else cc_user_part(b, meta)
 
 def cc_user(r, names, st=None):
-    "The `tool` then `user` messages of a Claude Code user record; a badly typed block is skipped and counted in `st`, the rest kept"
+    "The `tool` then `user` messages of a Claude Code user record; a badly typed block is skipped, counted in `st`"
     c = r['message']['content']
     if isinstance(c, str): c = [dict(type='text', text=c)]
     ps = [p for b in c if (p := try_block(_cc_user_block, b, st, names, r.get('isMeta')))]
@@ -100,13 +104,14 @@ def cc_assistant(r, names, st=None):
 def cc_queued(r):
     "The user `Msg` of a prompt typed while the agent was busy (a `queue-operation` enqueue record), else None"
     c = r.get('content')
-    if r.get('operation')!='enqueue' or not isinstance(c, str) or c.lstrip().startswith('/'): return None   # a slash command arrives as its own record
+    if r.get('operation')!='enqueue' or not isinstance(c, str): return None
+    if c.lstrip().startswith('/'): return None   # a slash command arrives as its own record
     p = cc_user_part(dict(type='text', text=c))
     return Msg('user', [p]) if p and not is_injected(p.text) else None
 
 # %% ../nbs/13_claude.ipynb #5b141ef9
 def _cc_queue(r, res, queue):
-    "An enqueued prompt joins `res` where it was typed; a removed one was read mid-turn; a dequeued one arrives later as its own user record, so it leaves again"
+    "A queued prompt joins `res` where typed; a removed one was read mid-turn; a dequeued one leaves (it comes again)"
     op = r.get('operation')
     if op=='enqueue':   # the queue holds notifications and commands too: each takes its place, prompt or not
         queue.append(m := cc_queued(r))
@@ -119,25 +124,26 @@ def _cc_queue(r, res, queue):
 cc_boundary_mark = b'compact_boundary'   # bytes every boundary line holds, for a scan from the end of the file
 
 def cc_own(r):
-    "Is record `r` on the chain its file logs: the session's main chain, or in a sub-agent's own file (2.1) the sub-agent's?"
+    "Is record `r` on the chain its file logs: the session's main chain, or in a sub-agent's own file (2.1) its own?"
     return not r.get('isSidechain') or 'agentId' in r
 
 def cc_boundary(r):
-    "Is record `r` a host compaction boundary of the chain its file logs (a sub-agent's compaction is not the session's)?"
+    "Is record `r` a host compaction boundary of the chain its file logs (a sub-agent's is not the session's)?"
     return r.get('type')=='system' and r.get('subtype')=='compact_boundary' and cc_own(r)
 
 # %% ../nbs/13_claude.ipynb #91d1e5ae
 def cc_context_toks(r):
-    "Claude Code's count of the context an assistant record's API call was sent: input, cache-read and cache-creation tokens"
+    "Claude Code's count of the context an assistant record's API call was sent: input, cache reads and cache writes"
     u = (r.get('message') or {}).get('usage')
     if not isinstance(u, dict): return None
-    return sum(v for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens') if isinstance(v := u.get(k), int))
+    counts = [u.get(k) for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens')]
+    return sum(n for n in counts if isinstance(n, int))
 
 # %% ../nbs/13_claude.ipynb #f65af613
 _cc_meta_keys = ('version', 'gitBranch', 'slug')
 
 def cc_note(r, res):
-    "Note what a continuation takes from record `r` of the file's chain: the first `cwd`; the last `version`, `gitBranch`, `slug`, `uuid`"
+    "Note what a continuation takes from record `r` of the file's chain: the first `cwd`; the last `version` … `uuid`"
     if not cc_own(r): return
     if res.cwd is None and isinstance(r.get('cwd'), str): res.cwd = r['cwd']
     res.meta.update({k:r[k] for k in _cc_meta_keys if r.get(k) is not None})
@@ -148,7 +154,8 @@ def cc_agent(r, res):
     "Note in `res.agents` the sub-agent whose result user record `r` carries, with the id of the call that started it"
     u,c = r.get('toolUseResult'),r['message']['content']
     if not (isinstance(u, dict) and u.get('agentId') and isinstance(c, list)): return
-    res.agents[u['agentId']] = first(b.get('tool_use_id') for b in c if isinstance(b, dict) and b.get('type')=='tool_result')
+    ids = (b.get('tool_use_id') for b in c if isinstance(b, dict) and b.get('type')=='tool_result')
+    res.agents[u['agentId']] = first(ids)
 
 # %% ../nbs/13_claude.ipynb #f111a95e
 def _cc_user_msgs(r, res, names):
@@ -160,28 +167,38 @@ def _cc_asst_msgs(r, res, names, last):
     "The messages of assistant record `r`, and its API message id: none when it continues `last`, whose `Msg` it joins"
     res.note_toks(cc_context_toks(r))
     parts,mid = cc_assistant(r, names, res),r['message'].get('id')
-    if mid and mid==last and res and res[-1].role=='assistant': res[-1].content += parts; return [],mid
+    if mid and mid==last and res and res[-1].role=='assistant':   # one API message, written as several records
+        res[-1].content += parts
+        return [],mid
     return ([Msg('assistant', parts)] if parts else []),mid
 
+def _cc_msgs(r, res, names, last):
+    "The messages of user or assistant record `r`, and the API message id a next record may continue"
+    s = cc_summary(r)
+    if s is not None: res.summary = s
+    if s is not None and res.whole: return [],last   # the history itself is read, not its summary
+    if r['type']=='user': return _cc_user_msgs(r, res, names)
+    if r['message'].get('model')=='<synthetic>': return [],last   # the host's own words, not the model's
+    return _cc_asst_msgs(r, res, names, last)
+
+def _cc_take(r, res, names, last):
+    "Read record `r` of the file's chain into `res`; the API message id a next record may continue"
+    cc_note(r, res)
+    if cc_boundary(r):
+        res.at_boundary()
+        return None
+    if r.get('type') not in ('user', 'assistant'): return last
+    try: ms,last = _cc_msgs(r, res, names, last)
+    except (KeyError, TypeError, AttributeError): res.drop(bad_record)
+    else: res.extend(ms)
+    return last
+
 def read_claude(lines, all=False, sidechains=False):
-    "Canonical `Msg`s from the lines of a Claude Code session JSONL: only what follows the last compaction, unless `all`"
+    "Canonical `Msg`s from the lines of a Claude Code session: only what follows the last compaction, unless `all`"
     res,names,last,queue = LogMsgs(host='Claude Code', fmt='claude', whole=all),{},None,[]
     for r in records(lines, res):
-        t = r.get('type')
-        if t=='queue-operation': _cc_queue(r, res, queue); continue
-        if not (sidechains or cc_own(r)): continue
-        cc_note(r, res)
-        if cc_boundary(r): res.at_boundary(); last = None; continue
-        if t not in ('user', 'assistant'): continue
-        try:
-            if (s:=cc_summary(r)) is not None:
-                res.summary = s
-                if all: continue
-            if t=='user': ms,last = _cc_user_msgs(r, res, names)
-            elif r['message'].get('model')=='<synthetic>': continue
-            else: ms,last = _cc_asst_msgs(r, res, names, last)
-        except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue
-        res.extend(ms)
+        if r.get('type')=='queue-operation': _cc_queue(r, res, queue)
+        elif sidechains or cc_own(r): last = _cc_take(r, res, names, last)
     return res
 
 # %% ../nbs/13_claude.ipynb #adbe0050
@@ -194,28 +211,30 @@ _cc_max_dir = 200   # Claude Code cuts a longer folder name there and appends a 
 _b36 = '0123456789abcdefghijklmnopqrstuvwxyz'
 
 def _js_hash(units):
-    "Claude Code's hash of a path: `h = h*31 + c` over its UTF-16 code units in 32-bit signed arithmetic, `abs`, base 36"
+    "Claude Code's hash of a path: `h = h*31 + c` over its UTF-16 units in 32-bit signed arithmetic, `abs`, base 36"
     h = 0
     for u in units: h = (h*31 + u) & 0xffffffff
     h,s = abs(h - (1<<32) if h>>31 else h),''
-    while h: h,r = divmod(h, 36); s = _b36[r]+s
+    while h:
+        h,r = divmod(h, 36)
+        s = _b36[r]+s
     return s or '0'
 
 # %% ../nbs/13_claude.ipynb #000ac65a
 def project_dirname(cwd):
-    "The folder name Claude Code keeps directory `cwd`'s sessions under: each UTF-16 unit but an ASCII letter or digit becomes `-`"
+    "The folder Claude Code keeps `cwd`'s sessions in: each UTF-16 unit but an ASCII letter or digit becomes `-`"
     units = memoryview(str(cwd).encode('utf-16-le', 'surrogatepass')).cast('H')
     name = ''.join(chr(u) if u<128 and chr(u).isalnum() else '-' for u in units)
     return name if len(name)<=_cc_max_dir else f'{name[:_cc_max_dir]}-{_js_hash(units)}'
 
 # %% ../nbs/13_claude.ipynb #832cf934
 def project_dir(cwd=None):
-    "The project folder holding the Claude Code sessions of `cwd` (default: the current directory), as the host names it from the real path"
+    "The project folder of the Claude Code sessions of `cwd` (default: the current directory), named from its real path"
     return claude_home()/'projects'/project_dirname(os.path.realpath(cwd or os.getcwd()))
 
 # %% ../nbs/13_claude.ipynb #e9df23ca
 def claude_sessions(cwd=None):
-    "The session files of `cwd`'s project folder, or with `cwd=None` of every project (sub-agent files lie deeper: left out)"
+    "The session files of `cwd`'s project folder, or with `cwd=None` of all (a sub-agent's lie deeper: left out)"
     if cwd is None: return sorted((claude_home()/'projects').glob('*/*.jsonl'))
     d = project_dir(cwd)
     return sorted(d.glob('*.jsonl')) if d.is_dir() else []
@@ -231,7 +250,7 @@ def claude_places(cwd=None):
 
 # %% ../nbs/13_claude.ipynb #631f9851
 def cc_sidechain_files(path):
-    "`{agent id: path}` of the sub-agent logs of the Claude Code session at `path` (2.1: `<session>/subagents/agent-<id>.jsonl`)"
+    "`{agent id: path}` of the sub-agent logs of the Claude Code session at `path` (2.1: `<session>/subagents/`)"
     d = Path(path).with_suffix('')/'subagents'
     fs = sorted(d.glob('agent-*.jsonl')) if d.is_dir() else []
     return {f.stem.removeprefix('agent-'):f for f in fs if not f.stem.startswith('agent-acompact')}
@@ -240,34 +259,36 @@ def cc_sidechain_files(path):
 def cc_resume_records(meta, doc, new_id, pre_tokens=0):
     "A new session continuing from `doc`: a `compact_boundary` record, then the summary record that carries `doc`"
     ub,us = str(uuid.uuid4()),str(uuid.uuid4())
-    common = dict(isSidechain=False, userType='external', cwd=meta.get('cwd', ''), sessionId=new_id, version=meta.get('version'),
-                  gitBranch=meta.get('gitBranch'), slug=meta.get('slug'))
+    common = dict(isSidechain=False, userType='external', cwd=meta.get('cwd', ''), sessionId=new_id,
+                  version=meta.get('version'), gitBranch=meta.get('gitBranch'), slug=meta.get('slug'))
     common = {k:v for k,v in common.items() if v is not None}
-    boundary = dict(parentUuid=None, logicalParentUuid=meta.get('leafUuid'), **common, type='system', subtype='compact_boundary',
-                    content='Conversation compacted', isMeta=False, timestamp=timestamp_now(), uuid=ub, level='info',
+    boundary = dict(parentUuid=None, logicalParentUuid=meta.get('leafUuid'), **common, type='system',
+                    subtype='compact_boundary', content='Conversation compacted', isMeta=False,
+                    timestamp=timestamp_now(), uuid=ub, level='info',
                     compactMetadata=dict(trigger='manual', preTokens=pre_tokens))
-    summary = dict(parentUuid=ub, **common, type='user', message=dict(role='user', content=doc), isVisibleInTranscriptOnly=True,
-                   isCompactSummary=True, uuid=us, timestamp=timestamp_now())
+    summary = dict(parentUuid=ub, **common, type='user', message=dict(role='user', content=doc),
+                   isVisibleInTranscriptOnly=True, isCompactSummary=True, uuid=us, timestamp=timestamp_now())
     return [boundary, summary]
 
 # %% ../nbs/13_claude.ipynb #224265b0
 def resume_place(src, recorded, cwd=None):
-    "`(project folder, directory to run claude in)` for a continuation of the session at `src`, whose recorded directory is `recorded`: its own folder if it is in a store, else `cwd`'s"
+    "`(project folder, directory to run claude in)` for a continuation of the session at `src`, begun in `recorded`"
     src,cwd = Path(src).resolve(),os.path.realpath(cwd or os.getcwd())
-    if src.parent.parent.name=='projects' and recorded and project_dirname(recorded)==src.parent.name and os.path.isdir(recorded):
-        return src.parent,recorded
+    in_store = src.parent.parent.name=='projects' and recorded and project_dirname(recorded)==src.parent.name
+    if in_store and os.path.isdir(recorded): return src.parent,recorded   # its own folder; else the current directory's
     return project_dir(cwd),cwd
 
 # %% ../nbs/13_claude.ipynb #c343a6db
 def write_resume(session, doc, cwd=None):
-    "Write a new Claude Code session continuing `session` (as read) from `doc`, next to it: `(path, argv, directory to run it in)`"
+    "Write a new Claude Code session continuing `session` (as read) from `doc`, next to it: `(path, argv, run dir)`"
     folder,run = resume_place(session.path, session.cwd, cwd)
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     new = str(uuid.uuid4())
     recs = cc_resume_records(session.meta | dict(cwd=session.cwd), doc, new, session.host_toks or 0)
-    return atomic_write(folder/f'{new}.jsonl', jsonl(recs), mode=0o600, exclusive=True), ['claude', '--resume', new], run
+    path = atomic_write(folder/f'{new}.jsonl', jsonl(recs), mode=0o600, exclusive=True)
+    return path, ['claude', '--resume', new], run
 
 # %% ../nbs/13_claude.ipynb #18a66cc0
-claude_host = Host('claude', 'Claude Code', read=read_claude, mark=cc_boundary_mark, is_boundary=cc_boundary, home=claude_home,
-                   session_files=claude_sessions, session_id=cc_session_id, places=claude_places, write_resume=write_resume,
-                   sidechain_files=cc_sidechain_files)
+claude_host = Host('claude', 'Claude Code', read=read_claude, mark=cc_boundary_mark, is_boundary=cc_boundary,
+                   home=claude_home, session_files=claude_sessions, session_id=cc_session_id, places=claude_places,
+                   write_resume=write_resume, sidechain_files=cc_sidechain_files)

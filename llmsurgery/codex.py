@@ -43,7 +43,8 @@ def cx_tool(cid, name, args, names):
     return ToolUse(id=cid, name=name, arguments=args)
 
 # %% ../nbs/14_codex.ipynb #76edd5f6
-_cx_exec_head = re.compile(r'Chunk ID: [^\n]*\nWall time: [^\n]*\n([^\n]*)\n(?:Original token count: [^\n]*\n)?Output:\n')
+_cx_exec_head = re.compile(r'Chunk ID: [^\n]*\nWall time: [^\n]*\n([^\n]*)\n'   # then its status line
+                           r'(?:Original token count: [^\n]*\n)?Output:\n')
 _cx_exited = re.compile(r'Process exited with code (-?\d+)')
 
 def cx_exec_text(s):
@@ -56,7 +57,7 @@ def cx_exec_text(s):
 
 # %% ../nbs/14_codex.ipynb #f9025eea
 def cx_output_text(o):
-    "Text of a Codex call output: plain, JSON-wrapped with `output`/`metadata`, under an exec header, or a list of content items"
+    "Text of a Codex call output: plain, JSON-wrapped (`output`/`metadata`), under an exec header, or a list of items"
     if isinstance(o, dict): o = o.get('content', o.get('output', ''))
     if isinstance(o, list):
         return '\n'.join(i.get('text', '') if 'text' in i else media_tag(i.get('type', 'input_file')) for i in o)
@@ -73,11 +74,14 @@ def cx_output_text(o):
 def _cx_part(i, role):
     "The part of one content item of a Codex message, or None"
     t,s = i.get('type'),i.get('text')
-    if t in ('input_text', 'output_text') and s and not (role=='user' and is_plumbing(s)): return Text(s) if (s:=strip_reminders(s)) else None
-    if t=='input_image' and (u:=i.get('image_url')): return InputImage(u, mime=(data_url(u) or (None,))[0])
+    if t in ('input_text', 'output_text') and s and not (role=='user' and is_plumbing(s)):
+        s = strip_reminders(s)
+        return Text(s) if s else None
+    u = i.get('image_url')
+    if t=='input_image' and u: return InputImage(u, mime=(data_url(u) or (None,))[0])
 
 def cx_message(p, names, st=None):
-    "A user or assistant `Msg` from a Codex `message` item; developer messages and injected user text give None; a badly typed content item is skipped and counted in `st`"
+    "A user or assistant `Msg` from a Codex `message` item, or None (a developer's, injected text)"
     role = p.get('role')
     if role not in ('user', 'assistant'): return None
     parts = [x for i in p.get('content') or [] if (x := try_block(_cx_part, i, st, role))]
@@ -93,14 +97,19 @@ def cx_result(p, names):
 def cx_local_shell(p, names):
     "An assistant `Msg` with the `Bash` call of a Codex `local_shell_call` item"
     cid = p.get('call_id') or p.get('id')
-    return Msg('assistant', [cx_tool(cid, 'Bash', {'command': shell_script((p.get('action') or {}).get('command') or '')}, names)])
+    cmd = shell_script((p.get('action') or {}).get('command') or '')
+    return Msg('assistant', [cx_tool(cid, 'Bash', {'command': cmd}, names)])
 
 # %% ../nbs/14_codex.ipynb #6b8226ec
+def _cx_call(p, names, args): return Msg('assistant', [cx_tool(p['call_id'], p.get('name'), args, names)])
+def _cx_search(p):
+    return Msg('assistant', [ToolUse(id=p.get('id'), name='web_search', arguments=p.get('action') or {}, server=True)])
+
 cx_items = dict(message = cx_message,
-    function_call        = lambda p,names: Msg('assistant', [cx_tool(p['call_id'], p.get('name'), cx_args(p.get('arguments')), names)]),
-    custom_tool_call     = lambda p,names: Msg('assistant', [cx_tool(p['call_id'], p.get('name'), {'input': p.get('input', '')}, names)]),
+    function_call        = lambda p,names: _cx_call(p, names, cx_args(p.get('arguments'))),
+    custom_tool_call     = lambda p,names: _cx_call(p, names, {'input': p.get('input', '')}),
     local_shell_call     = cx_local_shell,
-    web_search_call      = lambda p,names: Msg('assistant', [ToolUse(id=p.get('id'), name='web_search', arguments=p.get('action') or {}, server=True)]),
+    web_search_call      = lambda p,names: _cx_search(p),
     function_call_output = cx_result,
     custom_tool_call_output = cx_result)
 
@@ -122,28 +131,37 @@ def _cx_compacted(p, res):
     "A `compacted` record's payload `p`: its summary is noted, and opens what follows unless the whole log is read"
     res.summary = p.get('message') if isinstance(p, dict) else None
     res.at_boundary()
-    if not res.whole and isinstance(res.summary, str) and res.summary.strip(): res.append(Msg('user', [Text(res.summary)]))
+    s = res.summary
+    if not res.whole and isinstance(s, str) and s.strip(): res.append(Msg('user', [Text(s)]))
 
 def _cx_context(t, p, res):
     "Note a `session_meta` or `turn_context` payload `p`: the first directory, and the thread's own `session_meta`"
     res.cwd = res.cwd or p.get('cwd')
     if t=='session_meta' and not res.meta: res.meta = p
 
+def _cx_item(f, p, res, names):
+    "The message handler `f` makes of response item `p` joins `res` (an assistant's joins the one before it)"
+    try: m = f(p, names, res) if f is cx_message else f(p, names)   # a message counts its badly typed items itself
+    except (KeyError, TypeError, AttributeError):
+        res.drop(bad_record)
+        return
+    if not m: return
+    if m.role=='assistant' and res and res[-1].role=='assistant': res[-1].content += m.content
+    else: res.append(m)
+
+def _cx_take(r, res, names):
+    "Read record `r` of a rollout into `res`"
+    t,p = r.get('type'),r.get('payload')
+    if cx_boundary(r): _cx_compacted(p, res)   # `records` already fixed the summary's surrogates
+    elif not isinstance(p, dict): return
+    elif t=='event_msg' and p.get('type')=='token_count': res.note_toks(cx_context_toks(p))
+    elif t in ('session_meta', 'turn_context'): _cx_context(t, p, res)
+    elif t=='response_item' and (f := cx_items.get(str(p.get('type')))): _cx_item(f, p, res, names)
+
 def read_codex(lines, all=False, sidechains=False):
-    "Canonical `Msg`s from the lines of a Codex rollout JSONL: only what follows the last compaction, unless `all` (a rollout holds no sub-agent traffic)"
+    "Canonical `Msg`s from a Codex rollout's lines: only what follows the last compaction, unless `all` (no sidechains)"
     res,names = LogMsgs(host='Codex', fmt='codex', whole=all),{}
-    for r in records(lines, res):
-        t,p = r.get('type'),r.get('payload')
-        if cx_boundary(r): _cx_compacted(p, res); continue   # `records` already fixed the summary's surrogates
-        if not isinstance(p, dict): continue
-        if t=='event_msg' and p.get('type')=='token_count': res.note_toks(cx_context_toks(p)); continue
-        if t in ('session_meta', 'turn_context'): _cx_context(t, p, res); continue
-        if t!='response_item' or not (f:=cx_items.get(str(p.get('type')))): continue
-        try: m = f(p, names, res) if f is cx_message else f(p, names)   # a message counts its badly typed items itself
-        except (KeyError, TypeError, AttributeError): res.bad_lines += 1; continue
-        if not m: continue
-        if m.role=='assistant' and res and res[-1].role=='assistant': res[-1].content += m.content
-        else: res.append(m)
+    for r in records(lines, res): _cx_take(r, res, names)
     return res
 
 # %% ../nbs/14_codex.ipynb #65d7d3ad
@@ -189,11 +207,12 @@ def uuid7():
     return str(uuid.UUID(bytes=bytes(b)))
 
 # %% ../nbs/14_codex.ipynb #b5f592ac
-# what a new thread takes from its source's `session_meta`; Codex refuses to resume a thread under another `model_provider`
-cx_meta_keys = ('cwd', 'originator', 'cli_version', 'source', 'thread_source', 'model_provider', 'base_instructions', 'git')
+# what a new thread takes from its source's `session_meta`; Codex resumes no thread under another `model_provider`
+cx_meta_keys = ('cwd', 'originator', 'cli_version', 'source', 'thread_source', 'model_provider', 'base_instructions',
+                'git')
 
 def cx_resume_records(meta, doc, new_id):
-    "A new thread forked from the one `meta` describes: its `session_meta`, then a `compacted` record whose replacement history is `doc`"
+    "A new thread forked from the one `meta` describes: its `session_meta`, then a `compacted` record holding `doc`"
     new_meta = dict(id=new_id, forked_from_id=meta.get('id'), timestamp=timestamp_now(),
                     **{k:meta[k] for k in cx_meta_keys if meta.get(k) is not None})
     hist = [dict(type='message', role='user', content=[dict(type='input_text', text=doc)])]
@@ -202,9 +221,10 @@ def cx_resume_records(meta, doc, new_id):
 
 # %% ../nbs/14_codex.ipynb #97049498
 def rollout_path(home, thread_id, now=None):
-    "Where Codex puts a new thread's rollout: `sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<id>.jsonl`, in local time"
+    "Where Codex puts a new thread's rollout: `sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<id>.jsonl`, local time"
     now = now or datetime.now().astimezone()
-    return Path(home)/'sessions'/now.strftime('%Y/%m/%d')/f"rollout-{now.strftime('%Y-%m-%dT%H-%M-%S')}-{thread_id}.jsonl"
+    name = f"rollout-{now.strftime('%Y-%m-%dT%H-%M-%S')}-{thread_id}.jsonl"
+    return Path(home)/'sessions'/now.strftime('%Y/%m/%d')/name
 
 # %% ../nbs/14_codex.ipynb #d2622cc5
 def store_of(src):
@@ -214,9 +234,10 @@ def store_of(src):
 
 # %% ../nbs/14_codex.ipynb #f5fc8204
 def write_resume(session, doc, cwd=None):
-    "Write a new Codex thread continuing `session` (as read) from `doc` into its store: `(path, argv, directory to run it in)`"
+    "Write a new Codex thread continuing `session` (as read) from `doc` into its store: `(path, argv, run dir)`"
     meta = session.meta
-    if not meta.get('id'): raise ValueError(f'{session.path}: no session_meta record opens this rollout; Codex cannot resume a copy of it')
+    if not meta.get('id'):
+        raise ValueError(f'{session.path}: no session_meta record opens this rollout; Codex cannot resume a copy of it')
     new = uuid7()
     path = rollout_path(store_of(session.path), new)
     path.parent.mkdir(parents=True, exist_ok=True)

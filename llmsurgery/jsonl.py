@@ -50,12 +50,14 @@ def note_toks(self:LogMsgs, n):
 @patch
 def at_boundary(self:LogMsgs):
     "A host compaction: unless the whole log is read, what came before is dropped, its counts too"
-    if not self.whole: self.clear(); self._peak = 0
+    if not self.whole:
+        self.clear()
+        self._peak = 0
     self._last = None
 
 @patch(as_prop=True)
 def host_toks(self:LogMsgs):
-    "The host's count of the context read: the last one since the last compaction, or, read whole, the largest; None if none"
+    "The host's count of the context read: the last since the last compaction, or, read whole, the largest; or None"
     return (self._peak or None) if self.whole else self._last
 
 # %% ../nbs/12_jsonl.ipynb #ffb5ae07
@@ -67,7 +69,7 @@ def task(self:LogMsgs):
 # %% ../nbs/12_jsonl.ipynb #0905ff64
 @patch
 def add_agent(self:LogMsgs, agent, msgs):
-    "Put sub-agent `agent`'s `msgs` (a `LogMsgs`) before the result of the call that started it; False if that is not here"
+    "Put sub-agent `agent`'s `msgs` (a `LogMsgs`) before the result of the call that started it; False if that is gone"
     cid = self.agents.get(agent)
     at = first(i for i,m in enumerate(self) if m.role=='tool' and any(p.id==cid for p in m.content)) if cid else None
     if at is None: return False
@@ -89,7 +91,7 @@ def fix_surrogates(o):
 class SessionWarning(UserWarning): "Lines of a session file were skipped as torn or malformed"
 
 def _json_record(ln):
-    "`ln` parsed by `json`, for what `orjson` refuses (a BOM before it too): its lone surrogates fixed; None if it does not parse"
+    "`ln` parsed by `json`, for what `orjson` refuses (a BOM too), its lone surrogates fixed; None if it does not parse"
     if isinstance(ln, (bytes, bytearray)): ln = ln.decode('utf-8', 'replace')
     ln = ln.lstrip('\ufeff')   # the byte order mark some editors write at the start of a file
     try: r = json.loads(ln)
@@ -115,7 +117,7 @@ def _parse(ln):
     except orjson.JSONDecodeError: return _json_record(ln)
 
 def records(lines, st):
-    "JSON objects parsed from `lines` (str or bytes); torn lines and records of another format than `st.fmt` are counted in `st`"
+    "JSON objects parsed from `lines` (str or bytes); torn lines and another format's records are counted in `st`"
     for ln in lines:
         if not ln or ln.isspace(): continue   # not `strip`: a line of megabytes is not copied
         r = _parse(ln)
@@ -125,7 +127,7 @@ def records(lines, st):
 
 # %% ../nbs/12_jsonl.ipynb #1004decb
 def try_block(f, b, st, *args):
-    "`f(b, *args)` for one content block `b` of a record; None when `b` is badly typed (not an object, a field of the wrong type), counted in `st`"
+    "`f(b, *args)` for one content block `b` of a record; None, counted in `st`, when `b` is badly typed"
     try: return f(b, *args)
     except (KeyError, TypeError, AttributeError):
         if st is not None: st.drop(bad_block)
@@ -156,14 +158,17 @@ def _find_back(buf, cut, mark, is_boundary):
 
 # %% ../nbs/12_jsonl.ipynb #f6eceb7d
 def last_boundary(f, mark, is_boundary, block=_block):
-    "Offset of the last line of binary file `f` that holds bytes `mark` and parses to a record `is_boundary` accepts; 0 if none"
+    "Offset of the last line of binary file `f` that holds `mark` and parses to a record `is_boundary` accepts; else 0"
     pos,carry = f.seek(0, 2),[]
     while pos>0:
         start = max(0, pos-block)
         f.seek(start)
         b = f.read(pos-start)
         nl = b.find(b'\n')
-        if start and nl<0: pos = start; carry.insert(0, b); continue   # inside a line longer than a block: read further back
+        if start and nl<0:   # inside a line longer than a block: read further back
+            pos = start
+            carry.insert(0, b)
+            continue
         buf = b''.join([b, *carry])
         cut = nl+1 if start else 0   # the first line may begin in the block before
         if (s := _find_back(buf, cut, mark, is_boundary)) is not None: return start+s
@@ -213,7 +218,7 @@ def _stamp(r):
     except (KeyError, TypeError, ValueError): return None
 
 def last_time(path, n=1<<14):
-    "When the last record of the log at `path` that carries a `timestamp` was written, in seconds since the epoch, or None"
+    "When the last record of the log at `path` that has a `timestamp` was written, in seconds since the epoch, or None"
     while True:
         t = first(filter(None, map(_stamp, records(_tail(path, n), LogMsgs()))))
         if t is not None or n>=os.path.getsize(path): return t
@@ -232,7 +237,7 @@ class Host:
         session_files:callable, # `session_files(cwd=None)`: the session files of directory `cwd`, or of the whole store
         session_id:callable, # `session_id(path)`: the id the host resumes the session at `path` by
         places:callable, # `places(cwd=None)`: where the store keeps sessions (of `cwd`), for a message
-        write_resume:callable, # `write_resume(session, doc, cwd=None)`: a new session from `doc`: `(path, argv, run dir)`
+        write_resume:callable, # `write_resume(session, doc, cwd=None)`: a new session: `(path, argv, run dir)`
         sidechain_files:callable=None, # `sidechain_files(path)`: `{agent id: path}` of a session's sub-agent logs
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'

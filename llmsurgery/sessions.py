@@ -41,7 +41,7 @@ def _tally(lines, n=_tally_n):
 
 # %% ../nbs/15_sessions.ipynb #36aaf5eb
 def detect_format(path, n=_tally_n):
-    "'claude', 'codex' or 'ipynb', from the content of the file at `path`: the format of most of its first `n` records of a known format"
+    "'claude', 'codex' or 'ipynb', from the content of the file at `path`: the format of most of its first `n` records"
     with open(path, encoding='utf-8-sig', errors='replace') as f:
         first = next((ln.strip() for ln in f if ln.strip()), None)
         f.seek(0)
@@ -57,9 +57,20 @@ host_registry = {h.name: h for h in (claude_host, codex_host)}   # a new host: i
 
 # %% ../nbs/15_sessions.ipynb #87ec853a
 class Session:
-    "A session file read: its `fmt`, canonical `msgs`, the count of `bad_lines` skipped, the host's last `summary`, the `host`'s own count of its context (`host_toks`), and for notebooks the `dlg`; `task` is the session's first request, `cwd` the directory it began in, `meta` what a continuation takes from it"
-    def __init__(self, path, fmt, msgs, bad_lines=0, summary=None, dlg=None, host=None, host_toks=None, cwd=None, meta=None,
-                 task=None):
+    "A session file read: its `fmt`, canonical `msgs`, how they were read, and what holds for the whole session"
+    def __init__(self,
+        path, # the file read
+        fmt:str, # 'claude', 'codex' or 'ipynb'
+        msgs:list, # canonical `Msg`s (none for a notebook)
+        bad_lines:int=0, # lines skipped as torn or malformed
+        summary:str=None, # the host's last compaction summary
+        dlg=None, # a notebook's aidialog `Dialog`
+        host:str=None, # the host's name for people
+        host_toks:int=None, # the host's own count of the context read
+        cwd:str=None, # the directory the session began in
+        meta:dict=None, # what a continuation takes from the session (the host decides what)
+        task:str=None, # the session's first request
+    ):
         store_attr()
         self.meta = meta or {}
     def __repr__(self):
@@ -73,7 +84,7 @@ def _add_sidechains(log, host, path, all):
         with open(f, 'rb') as sub: log.add_agent(agent, host.read(sub, all))
 
 def read_host(path, host, all=False, sidechains=False, progress=noop):
-    "The `LogMsgs` of `host`'s session file at `path`: only from its last compaction boundary, found from the end, unless `all`"
+    "The `LogMsgs` of `host`'s session file at `path`: only from its last compaction (found from the end), unless `all`"
     with open(path, 'rb') as f:
         if not all: f.seek(last_boundary(f, host.mark, host.is_boundary))
         log = host.read(progress(f), all, sidechains)
@@ -84,24 +95,26 @@ def read_host(path, host, all=False, sidechains=False, progress=noop):
 _head_bytes = 1<<18   # a session's start is looked for in this much of its file
 
 def read_head(path, host, n=_head_bytes):
-    "The `LogMsgs` of the first `n` bytes of `host`'s session file at `path`, read whole (a line cut at the end counts as skipped)"
+    "The `LogMsgs` of the first `n` bytes of `host`'s session file at `path`, read whole (a line cut there is skipped)"
     with open(path, 'rb') as f: return host.read(f.read(n).splitlines(), all=True)
 
 # %% ../nbs/15_sessions.ipynb #7f5cc348
 def _read_dialog(path):
     "A `Session` holding the aidialog notebook at `path` as a dialog"
     try: dlg = reads_ipynb(path.read_text(encoding='utf-8-sig', errors='replace'), name=path.stem)
-    except (ValueError, KeyError, TypeError, AttributeError) as e: raise ValueError(f'{path}: not a readable aidialog notebook: {e!r}') from e
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f'{path}: not a readable aidialog notebook: {e!r}') from e
     return Session(path, 'ipynb', [], dlg=dlg)
 
 def read_session(path, all=False, sidechains=False, warn=True, progress=noop):
-    "Read the session file at `path`, whatever its format; only what follows the host's last compaction, unless `all`; `progress` wraps its lines"
+    "Read the session file at `path`, whatever its format; only what follows the host's last compaction, unless `all`"
     path = Path(path).expanduser()
     fmt = detect_format(path)
     if fmt=='ipynb': return _read_dialog(path)
     host = host_registry[fmt]
     log = read_host(path, host, all, sidechains, progress)
-    if log.bad_lines and warn: warnings.warn(f'{path}: skipped {dropped_text(log.dropped)}', SessionWarning, stacklevel=2)
+    if log.bad_lines and warn:
+        warnings.warn(f'{path}: skipped {dropped_text(log.dropped)}', SessionWarning, stacklevel=2)
     head = log if all else read_head(path, host)
     cwd = head.cwd or log.cwd
     return Session(path, fmt, list(log), log.bad_lines, log.summary, host=host.label, host_toks=log.host_toks,
@@ -135,12 +148,13 @@ def session_info(host, path):
 # %% ../nbs/15_sessions.ipynb #041d70db
 def _hosts(host):
     "The hosts to look in: the one named `host`, or all"
-    if host not in (None, *host_registry): raise ValueError(f'unknown host {host!r}: use one of {", ".join(host_registry)}')
+    if host not in (None, *host_registry):
+        raise ValueError(f'unknown host {host!r}: use one of {", ".join(host_registry)}')
     return [host_registry[host]] if host else list(host_registry.values())
 
 # %% ../nbs/15_sessions.ipynb #60e8b62d
 def find_sessions(cwd=None, host=None):
-    "The sessions of directory `cwd` (default: the current one) in the store of each host, or only `host`'s, newest first"
+    "The sessions of directory `cwd` (default: the current one) in each host's store, or only `host`'s, newest first"
     cwd = cwd or os.getcwd()
     found = [i for h in _hosts(host) for p in h.session_files(cwd) if (i := session_info(h, p))]
     return sorted(found, key=lambda o: o.activity, reverse=True)
@@ -156,7 +170,8 @@ def _places(hs, cwd=None):
 # %% ../nbs/15_sessions.ipynb #36be3eaf
 def _by_id(prefix, host=None):
     "The sessions whose id starts with `prefix`, in the whole of each store; an exact id wins over longer ones"
-    found = [i for h in _hosts(host) for p in h.session_files() if (i := session_info(h, p)) and i.id.lower().startswith(prefix.lower())]
+    found = [i for h in _hosts(host) for p in h.session_files() if (i := session_info(h, p))]
+    found = [o for o in found if o.id.lower().startswith(prefix.lower())]
     exact = [o for o in found if o.id.lower()==prefix.lower()]
     return exact or found
 
@@ -169,11 +184,12 @@ def _newest(cwd=None, host=None):
 
 # %% ../nbs/15_sessions.ipynb #290e8319
 def find_session(session=None, cwd=None, host=None):
-    "The session file `session` names: a path, a session or thread id, or a unique prefix of one; by default the newest of `cwd`"
+    "The session file `session` names: a path, a session id or a unique start of one; by default `cwd`'s newest"
     if session is None: return _newest(cwd, host)
     p = Path(session).expanduser()
     if p.exists() or not set(str(session))<=_id_chars: return p
-    if len(session)<_min_prefix: raise ValueError(f'{session!r} is too short for a session id: give at least {_min_prefix} characters')
+    if len(session)<_min_prefix:
+        raise ValueError(f'{session!r} is too short for a session id: give at least {_min_prefix} characters')
     found = _by_id(str(session), host)
     if len(found)==1: return found[0].path
     if not found: raise ValueError(f'no session id starts with {session!r} in {_places(_hosts(host))}')
@@ -192,17 +208,19 @@ class Command(str):
 
 # %% ../nbs/15_sessions.ipynb #183c054b
 def check_resumed(path, doc):
-    "Read the new session at `path` back with our own reader: it must hold `doc` as its one message; if not, remove it and say so"
+    "Read the new session at `path` back with our reader: it must hold `doc` as its one message; else remove it, say so"
     try: s = read_session(path, warn=False)
     except (OSError, ValueError) as e: s = e
     if isinstance(s, Session) and s.summary==doc and [m.role for m in s.msgs]==['user'] and not s.bad_lines: return path
     Path(path).unlink(missing_ok=True)
-    raise RuntimeError(f'{path}: the new session did not read back as the document ({s!r}); it was removed, the original is untouched')
+    raise RuntimeError(f'{path}: the new session did not read back as the document ({s!r}); '
+                       'it was removed, the original is untouched')
 
 # %% ../nbs/15_sessions.ipynb #8243aef0
 def write_resume(session, doc, cwd=None):
     "Write a new session continuing `session` (a `Session`) from `doc` in its host's store: `(path, Command)`"
-    if session.fmt not in host_registry: raise ValueError(f'{session.path}: only agent sessions can be resumed in their host')
+    if session.fmt not in host_registry:
+        raise ValueError(f'{session.path}: only agent sessions can be resumed in their host')
     path,argv,run = host_registry[session.fmt].write_resume(session, doc, cwd)
     return check_resumed(path, doc), Command(argv, run, cwd)
 
