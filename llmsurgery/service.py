@@ -93,7 +93,7 @@ def _transcript_job(s, path, doc_kw, table, resume, cwd):
     "The job on a transcript: its continuation document (`doc_kw` for `continuation_doc`), with `resume` a new session"
     doc = continuation_doc(s.msgs, str(path.resolve()), cwd=s.cwd, **doc_kw)
     r = compaction_report(doc, exact=table, host_toks=s.host_toks, host=s.host)
-    return Compaction(doc.text, _report_lines(doc, r, table), r, write_resume(s, doc.text, r, cwd) if resume else None)
+    return Compaction(doc.text, _report_lines(doc, r, table), r, write_resume(s, doc.text, cwd) if resume else None)
 
 # %% ../nbs/16_service.ipynb #45a9d76c
 def _check_job(s, since, max_toks, resume, copy):

@@ -3,14 +3,16 @@
   paths too (dots, spaces, non-ASCII, an emoji, a path over 200 characters, a symlinked directory).
 - Codex records the real path of its directory in `session_meta.cwd`: `find_sessions` finds a thread run through a symlink.
 - The readers read the genuine files in tests/data/genuine (written by the clients; see tests/make_genuine.py).
+- `--list` shows what a default compaction reads, the session's first request, and the time of its last record.
 Where npm cannot install the clients the tests fail (`install_hosts` raises), never skip."""
-import json, os, re, shutil, subprocess, sys
+import json, os, re, shutil, subprocess, sys, time
+from datetime import datetime
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import pytest
 from hostkit import install_hosts, sandbox_env, AnthropicMock, ResponsesMock, run_claude, run_codex, text, codex_rollouts
 from llmsurgery import claude, codex
-from llmsurgery.sessions import find_sessions, find_session, read_session
+from llmsurgery.sessions import find_sessions, find_session, read_session, session_row
 
 GENUINE = Path(__file__).resolve().parent/'data'/'genuine'
 EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
@@ -87,7 +89,7 @@ def store_of_genuine(tmp_path, work):
     "A Claude Code and a Codex store under `tmp_path` holding the genuine files as sessions of directory `work`"
     env = dict(CLAUDE_CONFIG_DIR=str(tmp_path/'claude'), CODEX_HOME=str(tmp_path/'codex'))
     proj = tmp_path/'claude'/'projects'/claude.project_dirname(work); proj.mkdir(parents=True)
-    for n in ('claude_bash', 'claude_resumed'): shutil.copyfile(GENUINE/f'{n}.jsonl', proj/f'{n}.jsonl')
+    for n in ('claude_bash', 'claude_resumed', 'claude_command'): shutil.copyfile(GENUINE/f'{n}.jsonl', proj/f'{n}.jsonl')
     for n in ('codex_exec', 'codex_resumed'):
         lines = (GENUINE/f'{n}.jsonl').read_text().splitlines()
         meta = json.loads(lines[0]); meta['payload']['cwd'] = str(work)
@@ -100,12 +102,55 @@ def test_list_genuine(tmp_path, monkeypatch):
     env = store_of_genuine(tmp_path, work)
     for k, v in env.items(): monkeypatch.setenv(k, v)
     found = find_sessions(work)
-    assert sorted(o.host for o in found) == ['claude', 'claude', 'codex', 'codex']
+    assert sorted(o.host for o in found) == ['claude']*3 + ['codex']*2
     prompts = {o.path.name: (o.first_prompt, o.messages) for o in found}
     assert ('What files are here?', 6) in prompts.values() and ('What files are here?', 4) in prompts.values()
-    assert {('Which file did we find?', 4), ('Which file did we find?', 2)} <= set(prompts.values())   # a continuation's document is no prompt
+    # a continuation's document is no prompt; its messages are what a default compaction reads: the document, then what followed
+    assert [prompts[f'{n}.jsonl'] for n in ('claude_resumed', 'claude_command')] == [('Which file did we find?', 3),
+                                                                                      ('/triage the parser drops the last row', 4)]
+    assert ('Which file did we find?', 3) in [v for k, v in prompts.items() if k.startswith('rollout-')]
+    assert all(o.messages == len(read_session(o.path).msgs) for o in found)
     p = subprocess.run([str(EXE), '--list'], cwd=work, env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     rows = p.stdout.splitlines()
-    assert rows[0].split()[:2] == ['host', 'id'] and len(rows) == 5
+    assert rows[0].split()[:2] == ['host', 'id'] and len(rows) == 6 and '/triage the parser drops the last row' in p.stdout
     assert {r.split()[1] for r in rows[1:]} == {o.id for o in found}
+
+REAL = next((d for d in (Path(__file__).resolve().parent.parent.parent/'shared'/'data'/'claude-real', Path('/work/shared/data/claude-real'))
+             if d.is_dir()), None)
+
+def test_list_real(tmp_path, monkeypatch):
+    "Real sessions copied into a store (their files' times are now): the listing shows the first request, the default read, the last record's time"
+    if REAL is None: pytest.skip('shared/data/claude-real is not beside the clone')
+    work = tmp_path/'work'; work.mkdir()
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'claude')); monkeypatch.setenv('CODEX_HOME', str(tmp_path/'codex'))
+    proj = claude.project_dir(work); proj.mkdir(parents=True)
+    names = ['subagent.jsonl', '258c7280-ae70-4798-800f-63464d01a85d.jsonl']
+    for n in names: shutil.copyfile(REAL/n, proj/n)
+    found = {o.path.name: o for o in find_sessions(work)}
+    sub, big = found[names[0]], found[names[1]]
+    assert sub.first_prompt.startswith('/handgemacht:create-beads websearch to learn')   # not `[Request interrupted by user]`
+    assert big.first_prompt == 'Implement spotter-gqc' and (big.messages, read_session(REAL/names[1]).msgs.__len__()) == (123, 123)
+    last = datetime.fromisoformat('2026-02-11T21:46:25.932Z').timestamp()   # the last stamped record of the big session
+    assert big.activity == last and [o.path.name for o in find_sessions(work)] == names[::-1]
+    row = session_row(big)
+    assert time.strftime('%Y-%m-%d %H:%M', time.localtime(last)) in row and f'{123:>8,}' in row
+
+def test_session_id_prefix_needs_four_characters(tmp_path, monkeypatch):
+    work = tmp_path/'work'; work.mkdir()
+    env = store_of_genuine(tmp_path, work)
+    for k, v in env.items(): monkeypatch.setenv(k, v)
+    x = next(o for o in find_sessions(work) if o.host == 'codex')
+    for short in (x.id[:1], x.id[:3]):
+        with pytest.raises(ValueError, match='too short for a session id: give at least 4 characters'): find_session(short)
+    assert find_session(x.id) == x.path and find_session(x.id[:30]) == x.path
+    p = subprocess.run([str(EXE), x.id[:2]], cwd=work, env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == '' and p.stderr.count('\n') == 1 and 'at least 4 characters' in p.stderr
+
+def test_subagent_file_compacts_as_a_session(tmp_path):
+    "A Claude Code 2.1 sub-agent's own file, given directly, is a session: its prompt and its work, not an empty document"
+    if REAL is None: pytest.skip('shared/data/claude-real is not beside the clone')
+    f = REAL/'258c7280-ae70-4798-800f-63464d01a85d'/'subagents'/'agent-a881341.jsonl'
+    p = subprocess.run([str(EXE), str(f)], cwd=tmp_path, env={**os.environ, 'HOME': str(tmp_path)}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert 'What is the output contract for Claude Code hooks' in p.stdout and 'WebFetch' in p.stdout

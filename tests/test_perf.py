@@ -6,7 +6,7 @@ from pathlib import Path
 import orjson, pytest
 from hypothesis import given, settings, strategies as st
 from llmsurgery import jsonl as hosts
-from llmsurgery.jsonl import last_boundary, records, Msgs
+from llmsurgery.jsonl import last_boundary, records, LogMsgs
 from llmsurgery.claude import read_claude, cc_boundary, cc_boundary_mark
 from llmsurgery.codex import read_codex
 from llmsurgery.sessions import read_session
@@ -73,7 +73,7 @@ def test_orjson_and_json_give_the_same_messages(monkeypatch):
         assert j == m and j.bad_lines == m.bad_lines and j.summary == m.summary, p.name
 
 def test_torn_lines_are_still_counted():
-    st_ = Msgs()
+    st_ = LogMsgs()
     assert list(records([b'{"a":1}\n', b'{"a":', b'', b'{"b":"\\ud800"}'], st_)) == [{'a':1}, {'b':'\ufffd'}]
     assert st_.bad_lines == 1
 

@@ -219,3 +219,98 @@ def test_detect_format_is_a_format_or_valueerror(lines):
         f.write_text('\n'.join(lines), encoding='utf-8', errors='surrogatepass')
         try: assert detect_format(f) in ('claude', 'codex', 'ipynb')
         except ValueError as e: assert 'known formats' in str(e)
+
+# ---------------------------------------------------------------- issue 18: what holds for the whole session, on real and genuine files
+
+GENUINE = Path(__file__).resolve().parent/'data'/'genuine'
+REAL = next((d for d in (Path(__file__).resolve().parent.parent.parent/'shared'/'data'/'claude-real', Path('/work/shared/data/claude-real'))
+             if d.is_dir()), None)
+BIG = '258c7280-ae70-4798-800f-63464d01a85d'   # a host compaction mid-session, and a Claude Code 2.1 sub-agent in its own file
+
+def real(name):
+    if REAL is None: pytest.skip('shared/data/claude-real is not beside the clone')
+    return REAL/name
+
+def quiet(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', SessionWarning)
+        return read_session(path, **kw)
+
+def results(msgs): return [p for m in msgs if m.role=='tool' for p in m.content]
+
+def test_a_slash_command_with_arguments_is_the_request():
+    "The real session that opens with `/handgemacht:create-beads …`: the command is the user's first message and the task"
+    s = quiet(real('subagent.jsonl'))
+    first = s.msgs[0]
+    assert first.role == 'user' and first.text.startswith('/handgemacht:create-beads websearch to learn how to fastest setup credo')
+    assert first.text.endswith('Maybe there are igniter scripts?') and s.task == first.text
+    assert not any('This skill ONLY creates beads' in m.text for m in s.msgs)   # the expansion the host wrote (isMeta) stays out
+
+def test_genuine_custom_command():
+    "A custom command run by Claude Code 2.1.328 itself: the request is kept, its expansion (the command file's text) is not"
+    f = GENUINE/'claude_command.jsonl'
+    assert '<command-args>the parser drops the last row</command-args>' in f.read_text()   # what the host wrote
+    s = read_session(f)
+    assert [m.text for m in s.msgs if m.role=='user'] == ['/triage the parser drops the last row', 'Which cause first?']
+    assert s.task == '/triage the parser drops the last row' and [m.role for m in s.msgs] == ['user', 'assistant']*2
+    assert not any('List the likely causes first' in m.text for m in s.msgs)
+
+@pytest.mark.parametrize('name', [BIG, '8463c716-a2ea-4c14-9efa-87158ebd9f20'])
+def test_task_and_directory_are_the_sessions_own(name):
+    "After a host compaction the default read starts past the first request and the directory the session began in; both still hold"
+    p = real(f'{name}.jsonl')
+    s, a = quiet(p), quiet(p, all=True)
+    began = next(json.loads(l)['cwd'] for l in p.open() if '"cwd"' in l)
+    assert s.cwd == a.cwd == began and not began.endswith('/assets')
+    assert s.task == a.task == a.msgs[0].text and s.task not in [m.text for m in s.msgs]   # from before the boundary
+    assert s.msgs[0].text == s.summary
+
+def test_codex_task_and_directory_come_from_before_the_boundary(tmp_path):
+    "The genuine Codex rollout after a compaction that moved to another directory: its `session_meta` still says where it began"
+    lines = (GENUINE/'codex_exec.jsonl').read_text().splitlines()
+    meta = json.loads(lines[0])['payload']
+    moved = [json.dumps(dict(timestamp=meta['timestamp'], type='compacted', payload=dict(message='Listed the files.', replacement_history=[]))),
+             json.dumps(dict(timestamp=meta['timestamp'], type='turn_context', payload=dict(cwd='/elsewhere')))]
+    f = tmp_path/'rollout.jsonl'; f.write_text('\n'.join(lines + moved) + '\n')
+    s = read_session(f)
+    assert (s.cwd, s.task, s.msgs[0].text) == (meta['cwd'], 'What files are here?', 'Listed the files.')
+    assert s.meta['id'] == meta['id']
+
+def test_host_trailers_are_stripped():
+    "Claude Code's `<usage>` after a sub-agent's result and WebSearch's reminder to cite say nothing to a continuing model"
+    rs = [p for n in ('subagent.jsonl', 'tool_heavy.jsonl', f'{BIG}.jsonl', '8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl')
+          for p in results(quiet(real(n), all=True).msgs)]
+    tasks, searches = [p for p in rs if p.name=='Task'], [p for p in rs if p.name=='WebSearch']
+    assert len(tasks) >= 3 and len(searches) >= 6
+    assert all(p.text.rstrip().endswith("(for resuming to continue this agent's work if needed)") for p in tasks)   # the agent id stays
+    assert not [p for p in rs if p.text.rstrip().endswith(('</usage>', 'sources above in your response to the user using markdown hyperlinks.'))]
+    assert any('REMINDER: You MUST include the sources' in p.text for p in rs if p.name=='Read')   # a file quoting one keeps it
+    assert all(p.text.strip() for p in searches)
+
+def test_codex_exec_header_is_stripped():
+    "Codex 0.169 writes `Chunk ID`, `Wall time`, `Process exited with code 0`, `Original token count`, `Output:` before the output"
+    r, = results(read_session(GENUINE/'codex_exec.jsonl').msgs)
+    assert 'Chunk ID:' in (GENUINE/'codex_exec.jsonl').read_text() and r.text == 'notes.txt\n'
+
+def test_sidechains_read_the_subagents_folder():
+    "Claude Code 2.1 logs a sub-agent in `<session>/subagents/agent-<id>.jsonl`: --sidechains puts it where its Task call ran"
+    p = real(f'{BIG}.jsonl')
+    s, sc = quiet(p), quiet(p, sidechains=True)
+    sub = quiet(p.with_suffix('')/'subagents'/'agent-a881341.jsonl')
+    assert len(sub.msgs) >= 4 and sub.task == sub.msgs[0].text and sub.cwd == s.cwd   # read directly: a session of its own
+    i = sc.msgs.index(sub.msgs[0])
+    assert sc.msgs[i:i+len(sub.msgs)] == sub.msgs and len(sc.msgs) == len(s.msgs) + len(sub.msgs)
+    call = next(q for q in sc.msgs[i-1].content if isinstance(q, ToolUse) and q.name=='Task')
+    assert [q.id for q in sc.msgs[i+len(sub.msgs)].content] == [call.id]   # then the result that ended it
+    assert not any(m.text.startswith('Your task is to create a detailed summary') for m in sc.msgs)   # the host's compaction call is no sub-agent
+
+def test_all_counts_the_largest_context_held():
+    "Read whole, the host's count is the largest context it sent, not the pre- and post-compaction counts added up"
+    p = real(f'{BIG}.jsonl')
+    counts = []
+    for r in map(json.loads, p.open()):
+        u = (r.get('message') or {}).get('usage') if r.get('type')=='assistant' and not r.get('isSidechain') else None
+        if isinstance(u, dict) and r['message'].get('model')!='<synthetic>':
+            counts.append(sum(u.get(k) or 0 for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens')))
+    a, s = quiet(p, all=True), quiet(p)
+    assert a.host_toks == max(counts) < 299_742 and s.host_toks == counts[-1]
