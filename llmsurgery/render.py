@@ -19,7 +19,7 @@ from functools import cache
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Part, Text, Thinking, Refusal, Media, ToolUse, ToolResult, mk_msg
 from .toks import *
-from .inject import is_plumbing, is_skill_text, skill_marker, drop_blocks, is_injected
+from .inject import is_plumbing, is_skill_text, skill_marker, drop_blocks, is_injected, command_request
 from .par import fork_map
 
 # %% ../nbs/04_render.ipynb #8a33a325
@@ -141,9 +141,10 @@ def says(self:Thinking, role): return False   # the model's scratch work
 
 @patch
 def says(self:(Text,Refusal), role):
-    "Text says something unless it is blank, a user's host plumbing, or the assistant's `.` placeholder"
+    "Text says something unless it is blank, a user's host plumbing (but a command with arguments), or a `.` placeholder"
     t = (self.text or '').strip()
-    return bool(t) and not (role=='user' and is_plumbing(t)) and not (role=='assistant' and t=='.')
+    plumbing = role=='user' and is_plumbing(t) and not command_request(t)
+    return bool(t) and not plumbing and not (role=='assistant' and t=='.')
 
 # %% ../nbs/04_render.ipynb #256bfbe7
 def substantive(m):
@@ -193,9 +194,9 @@ def user_dsl(self:ToolResult, r, max_toks, enc=None): return r.result(self, max_
 
 @patch
 def user_dsl(self:(Text,Refusal), r, max_toks, enc=None):
-    "The user's words between `§`; a skill's injected text as `skill_marker`"
+    "The user's words between `§` (a slash command as typed); a skill's injected text as `skill_marker`"
     if is_skill_text(self.text): return compact_text(skill_marker, '§', max_toks, enc)
-    return _user_text(self.text, max_toks, enc)
+    return _user_text(command_request(self.text) or self.text, max_toks, enc)
 
 # %% ../nbs/04_render.ipynb #aa3dd219
 def compact_user_part(p, max_toks, enc=None):
@@ -211,7 +212,8 @@ def user_words(self:Part):
     return self.ctext
 
 @patch
-def user_words(self:(Text,Refusal)): return skill_marker if is_skill_text(self.text) else as_text(self.text)
+def user_words(self:(Text,Refusal)):
+    return skill_marker if is_skill_text(self.text) else command_request(self.text) or as_text(self.text)
 
 @patch
 def user_words(self:ToolResult): return as_text(self.text)
