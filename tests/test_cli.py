@@ -188,7 +188,7 @@ def test_in_place_copy(tmp_path):
     assert files(tmp_path) == ['d.ipynb', 'folder']
     rc,_,err = run(nb, '--in-place-copy', tmp_path/'c.ipynb', preexec_fn=lambda: os.umask(0o022))
     assert rc == 0, err
-    assert stat.S_IMODE((tmp_path/'c.ipynb').stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path/'c.ipynb').stat().st_mode) == 0o600   # a new file holding a session's content
     assert 'A note about the parser' in (tmp_path/'c.ipynb').read_text()
 
 # 9. Bytes that are not UTF-8, in --notes or the session's path: the document is still UTF-8, and reads back
