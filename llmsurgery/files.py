@@ -1,4 +1,4 @@
-"""Writing a file so that a failure never leaves it changed or cut off, writing through devices, FIFOs and pipes, and reading only what is a regular file
+"""Writing a file whole or not at all, writing through devices, FIFOs and pipes, and reading only regular files
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/files.html.md"""
 
@@ -76,7 +76,7 @@ def _sync_dir(d):
 def _keep(fd, old):
     "Give the file open at `fd` the owner, group and mode of `old` (a stat result), as far as we may"
     try: os.fchown(fd, old.st_uid, old.st_gid)   # first: a change of owner clears the set-id bits
-    except PermissionError: pass
+    except OSError: pass   # not ours to give, or a file system without owners
     os.fchmod(fd, stat.S_IMODE(old.st_mode))
 
 # %% ../nbs/11_files.ipynb #49da0438
