@@ -148,11 +148,15 @@ def fsync(fd):
 os.fsync = fsync
 """
 
+def foreground():
+    "Ctrl-C and SIGTERM as a foreground command gets them: a test run in the background (`&`) inherits SIGINT ignored"
+    for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
+
 def run_to(src, out, point, hook):
     "Start a run writing `out`, and wait until it reaches `point`: 'start' (its handlers are in), a share of the work, or 'write'"
     e = env()
     if point == 'write': e['PYTHONPATH'] = os.pathsep.join(filter(None, [str(hook), e.get('PYTHONPATH')]))
-    p = subprocess.Popen(cmd(src, '--out', out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
+    p = subprocess.Popen(cmd(src, '--out', out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, preexec_fn=foreground)
     if point == 'start': wait_for(p, lambda: catches(p.pid, signal.SIGTERM) and catches(p.pid, signal.SIGINT), 'the handlers')
     elif point == 'write': wait_for(p, lambda: stopped(p.pid), 'the write')
     else: wait_for(p, lambda: (cpu_secs(p.pid) or 0) >= point, f'{point:.1f} CPU seconds')
