@@ -23,7 +23,8 @@ def test_new_file_is_private(tmp_path, doc):
     "A new file holds the session's content: 0600 whatever the umask lets through"
     rc,_,err = run(SRC, '--out', tmp_path/'doc.md', preexec_fn=lambda: os.umask(0o022))
     assert rc == 0, err
-    assert (tmp_path/'doc.md').read_bytes() == doc and mode(tmp_path/'doc.md') == 0o600 and files(tmp_path) == ['doc.md']
+    out = tmp_path/'doc.md'
+    assert out.read_bytes() == doc and mode(out) == 0o600 and files(tmp_path) == ['doc.md']
 
 def test_replaced_file_keeps_its_mode(tmp_path, doc):
     out = tmp_path/'doc.md'
@@ -64,7 +65,8 @@ def test_device_stays_a_device(tmp_path):
     rc,_,err = run(SRC, '--out', dev)
     assert rc == 0, err
     after = dev.stat()
-    assert stat.S_ISCHR(after.st_mode) and (after.st_rdev, after.st_ino, after.st_mode) == (before.st_rdev, before.st_ino, before.st_mode)
+    same = lambda st: (st.st_rdev, st.st_ino, st.st_mode)
+    assert stat.S_ISCHR(after.st_mode) and same(after) == same(before)
     assert files(tmp_path) == ['null']
 
 def test_device_is_written_to(tmp_path):
@@ -101,7 +103,8 @@ def test_dev_stdout_appends_where_the_shell_points_it(tmp_path, doc):
 def test_process_substitution(tmp_path, doc):
     "`--out >(gzip > doc.gz)`: the command gets /dev/fd/63, a pipe, and gzip the whole document"
     script = '"$@" --out >(gzip > doc.gz); rc=$?; wait $!; exit $rc'
-    p = subprocess.run(['bash', '-c', script, '_', *cmd(SRC)], cwd=tmp_path, capture_output=True, timeout=120, env=env())
+    p = subprocess.run(['bash', '-c', script, '_', *cmd(SRC)], cwd=tmp_path, capture_output=True, timeout=120,
+                       env=env())
     assert p.returncode == 0, p.stderr
     assert gzip.decompress((tmp_path/'doc.gz').read_bytes()) == doc and files(tmp_path) == ['doc.gz']
 

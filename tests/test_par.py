@@ -8,7 +8,7 @@ from doc_pins import inputs, changed, pinned
 pytestmark = pytest.mark.skipif(not can_fork(), reason='this process may not fork (not Linux, one core, or other threads)')
 
 def both_start(timeout=60):
-    "A map function for `fork_map` that makes both processes take part: each waits at its first item until the other has begun"
+    "A map for `fork_map` in which both processes take part: each waits at its first item until the other has begun"
     me,(down_r,down_w),(up_r,up_w) = os.getpid(),os.pipe(),os.pipe()   # down: parent to child, up: child to parent
     begun = []   # each process has its own copy after the fork
     def f(x):

@@ -662,7 +662,7 @@ def test_a_whole_marked_result_too_big_keeps_the_request():
 
 @pytest.fixture
 def tokenized(monkeypatch):
-    "The lengths of the texts o200k encodes from here on, every encoding entry point counted (and all of it in this process)"
+    "The lengths of the texts o200k encodes from here on, through any entry point (and all of it in this process)"
     import tiktoken
     from llmsurgery import par
     monkeypatch.setattr(par, 'par_min', 10**9)   # no forked helper: what it encoded would not be counted here
@@ -672,12 +672,14 @@ def tokenized(monkeypatch):
             seen.append(sum(map(len, text)) if isinstance(text, list) else len(text))
             return f(self, text, *args, **kw)
         return encode
-    for name in ('encode', 'encode_ordinary', 'encode_batch', 'encode_ordinary_batch', 'encode_to_numpy', 'encode_with_unstable'):
+    names = ('encode', 'encode_ordinary', 'encode_batch', 'encode_ordinary_batch', 'encode_to_numpy',
+             'encode_with_unstable')
+    for name in names:
         monkeypatch.setattr(tiktoken.Encoding, name, counting(getattr(tiktoken.Encoding, name)))
     return seen
 
 def test_a_huge_last_result_is_counted_once(tokenized):
-    "Issue 11, defect 6: a fit's cost is bounded by its budget, not by a huge last result: it never encodes more than its cut can reach"
+    "Issue 11, defect 6: a fit's cost is bounded by its budget, not by a huge last result: it encodes what cuts reach"
     big = ' '.join(['alpha beta', 'x = 1', 'path/to/file.py', '12345\n'] * 600_000)   # about 24 million characters
     msgs = [mk_msg('Read the log'), Msg('assistant', [ToolUse(id='t1', name='Bash', arguments={'command': 'cat log'})]),
             Msg('tool', [ToolResult(id='t1', name='Bash', text=big)])]

@@ -1,7 +1,8 @@
 """The user's spec, run: every python block of `shared/spec/compact.md`, in order, in one namespace; all its assertions must hold.
 
-The spec lives outside the repo: `$LLMSURGERY_SPEC`, or `<repo>/../shared/spec/compact.md`. Where it is absent these tests
-skip, saying so, unless `LLMSURGERY_REQUIRE_SPEC=1` (set by `.ci/run`, whose clone has `shared/` beside it): then they fail.
+The spec lives outside the repo: `$LLMSURGERY_SPEC`, or `<repo>/../shared/spec/compact.md`. Where it is absent these
+tests skip, saying so, unless `LLMSURGERY_REQUIRE_SPEC=1` (set by `.ci/run`, whose clone has `shared/` beside it): then
+they fail.
 Only the code runs: where the spec's printed outputs and its assertions disagree, the assertions win.
 """
 import os, re
@@ -51,7 +52,7 @@ def spec_text(path):
     "The spec at `path`; where it is absent a skip saying so, or a failure when the environment requires the spec"
     if path.is_file(): return path.read_text()
     where = f'the spec is not at {path}: set LLMSURGERY_SPEC, or clone the repo with shared/ beside it'
-    if os.environ.get('LLMSURGERY_REQUIRE_SPEC', '') not in ('', '0'): pytest.fail(f'{where} (LLMSURGERY_REQUIRE_SPEC is set)')
+    if os.environ.get('LLMSURGERY_REQUIRE_SPEC', '') not in ('', '0'): pytest.fail(f'{where} (required here)')
     pytest.skip(where)
 
 def test_spec_blocks_found(spec_md):
