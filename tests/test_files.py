@@ -47,7 +47,7 @@ def test_symlink_keeps_pointing_where_it_did(tmp_path, doc):
 def test_folder_and_missing_folder(tmp_path):
     "One line, exit 2, and nothing left behind"
     (tmp_path/'folder').mkdir()
-    one_error(*run(SRC, '--out', tmp_path/'folder')[::2], 'is a folder')
+    one_error(*run(SRC, '--out', tmp_path/'folder')[::2], 'a folder')
     one_error(*run(SRC, '--out', tmp_path/'missing'/'doc.md')[::2], 'no such folder')
     assert files(tmp_path) == ['folder'] and files(tmp_path/'folder') == []
 
