@@ -24,7 +24,7 @@ test: $(STAMP)  ## the whole test suite, as CI runs it
 
 bench: $(STAMP)  ## performance tables for the README (not part of the tests)
 	@$(BIN)/python bench/bench.py
-	@$(BIN)/python bench/e2e.py   # end to end on 13, 100 and 400 MB sessions built from shared/data (cached outside the repository)
+	@$(BIN)/python bench/e2e.py   # end to end on 13, 100 and 400 MB sessions built from tests/data/claude-real (cached outside the repository)
 
 readme: $(STAMP)  ## regenerate README.md from nbs/index.ipynb
 	@$(BIN)/python tools/readme.py

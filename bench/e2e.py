@@ -3,7 +3,7 @@
 Run: `.venv/bin/python bench/e2e.py [--sizes 13,100,400] [--quick] [--rev REV] [--cache DIR] [--reps N]`. Not part of the test suite.
 
 Inputs are built once, deterministically, into a cache dir outside the repository (default
-`${XDG_CACHE_HOME:-~/.cache}/llmsurgery/bench`) and reused: the real sessions in `shared/data/claude-real/` chained
+`${XDG_CACHE_HOME:-~/.cache}/llmsurgery/bench`) and reused: the real sessions in `tests/data/claude-real/` chained
 copy after copy into one long session of about each size. Each copy gets fresh ids (`uuid`, `parentUuid`,
 `logicalParentUuid`, `leafUuid`, `sourceToolAssistantUUID`, `messageId`, by a per-copy uuid5 mapping; `sessionId` is one
 per built file), and its root record's `parentUuid` points at the last record of the copy before, so the result reads as
@@ -31,10 +31,9 @@ BIG = ('258c7280-ae70-4798-800f-63464d01a85d.jsonl', '8463c716-a2ea-4c14-9efa-87
 CYCLE = BIG + ('tool_heavy.jsonl', 'short.jsonl')
 
 def find_data():
-    "The `claude-real` directory: `shared/data` beside the clone, or `/work/shared/data`"
-    for d in (ROOT.parent/'shared'/'data'/'claude-real', Path('/work/shared/data/claude-real')):
-        if d.is_dir(): return d
-    sys.exit('cannot find shared/data/claude-real')
+    "The `claude-real` directory, in the repository"
+    d = ROOT/'tests'/'data'/'claude-real'
+    return d if d.is_dir() else sys.exit(f'cannot find {d}')
 
 def default_cache():
     return Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache')/'llmsurgery'/'bench'

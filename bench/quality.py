@@ -5,7 +5,7 @@ a temp dir (and to `--json`). Not part of the test suite. `--explain` lists each
 by message class (parsed from the DSL) and waste diagnostics; `--rev HEAD` measures the llmsurgery of that git revision
 (unpacked into the temp dir) instead of the installed one.
 
-Cases. Every top-level `*.jsonl` in the data dir (default `../shared/data/claude-real/` beside the clone) is scanned for
+Cases. Every top-level `*.jsonl` in the data dir (default `tests/data/claude-real/`) is scanned for
 `{"type":"system","subtype":"compact_boundary"}` records. Each boundary is one case: the records since the previous
 boundary (or since the start of the file, for the first one), up to but excluding the boundary, against the host's
 summary, the first user record after the boundary flagged `isCompactSummary` (its whole text, counted in o200k).
@@ -331,7 +331,7 @@ def explain(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--data', default=str(Path(__file__).resolve().parent.parent.parent/'shared'/'data'/'claude-real'))
+    ap.add_argument('--data', default=str(Path(__file__).resolve().parent.parent/'tests'/'data'/'claude-real'))
     ap.add_argument('--json', help='write the per-case rows, with every fact and whether each document kept it, here')
     ap.add_argument('--explain', action='store_true', help='also list the facts each of our documents lost and where its tokens go')
     ap.add_argument('--rev', help='measure the llmsurgery package of this git revision (e.g. HEAD) instead of the installed one')

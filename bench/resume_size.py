@@ -12,7 +12,7 @@ from hostkit import install_hosts, sandbox_env, AnthropicMock, run_claude, text
 from llmsurgery import claude
 from llmsurgery.toks import len_toks
 
-SRC = Path('/work/shared/data/claude-real/258c7280-ae70-4798-800f-63464d01a85d.jsonl')
+SRC = root/'tests'/'data'/'claude-real'/'258c7280-ae70-4798-800f-63464d01a85d.jsonl'
 
 def request(cl, home, work, sid, *extra):
     "The first model request `claude -p --resume SID` sends, or the failure"

@@ -1,4 +1,4 @@
-"""Writing a file so that a failure never leaves it changed or cut off, and reading only what is a regular file
+"""Writing a file whole or not at all, writing through devices, FIFOs and pipes, and reading only regular files
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/files.html.md"""
 
@@ -8,8 +8,17 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/files.html.md"""
 __all__ = ['atomic_write', 'read_regular']
 
 # %% ../nbs/11_files.ipynb #bbb8001d
-import errno, os, secrets, stat
+import errno, os, secrets, socket, stat
 from pathlib import Path
+
+# %% ../nbs/11_files.ipynb #8c30ce3b
+def _own_fd(path):
+    "Our descriptor that `path` names through its links (`/dev/stdout`, `/dev/fd/63`, `/proc/self/fd/1`), or None"
+    p = Path(os.path.abspath(Path(path).expanduser()))
+    for _ in range(40):   # as many links as the kernel follows
+        if p.name.isdigit() and os.path.realpath(p.parent)==f'/proc/{os.getpid()}/fd': return int(p.name)
+        if not p.is_symlink(): return None
+        p = p.parent/os.readlink(p)
 
 # %% ../nbs/11_files.ipynb #6466494b
 def _target(path):
@@ -17,12 +26,36 @@ def _target(path):
     path = Path(path).expanduser()
     return path.resolve() if path.is_symlink() else path
 
+# %% ../nbs/11_files.ipynb #7d799ee6
+def _stat(path):
+    "What `os.stat` says of `path` (links followed), or None where nothing is"
+    try: return os.stat(path)
+    except FileNotFoundError: return None
+
+def _writes_through(path, st):
+    "Is `path` (status `st`) written through, not replaced: a descriptor of ours, or an existing file not a regular one"
+    return _own_fd(path) is not None or (st is not None and not stat.S_ISREG(st.st_mode))
+
 # %% ../nbs/11_files.ipynb #874a4881
 def _write_fd(fd, data):
-    "All of `data` to file descriptor `fd`, then flushed to disk"
+    "All of `data` to file descriptor `fd`"
     view = memoryview(data)
     while view: view = view[os.write(fd, view):]
-    os.fsync(fd)
+
+# %% ../nbs/11_files.ipynb #a40295a3
+def _send(path, data):
+    "`data` sent to the Unix stream socket at `path`"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(os.fspath(path))
+        s.sendall(data)
+
+def _write_through(path, data):
+    "`data` into what `path` names, left what it is: our descriptor, a device, a FIFO (once it has a reader), a socket"
+    if (fd := _own_fd(path)) is not None: return _write_fd(fd, data)
+    if stat.S_ISSOCK(os.stat(path).st_mode): return _send(path, data)
+    fd = os.open(path, os.O_WRONLY|os.O_NOCTTY|os.O_CLOEXEC)   # no O_CREAT, no O_TRUNC: nothing is made or emptied
+    try: _write_fd(fd, data)
+    finally: os.close(fd)
 
 # %% ../nbs/11_files.ipynb #599a2f48
 def _install(tmp, path, exclusive):
@@ -39,27 +72,51 @@ def _sync_dir(d):
     except OSError: pass
     finally: os.close(fd)
 
-# %% ../nbs/11_files.ipynb #20285689
-def atomic_write(path, data, mode=None, exclusive=False):
-    "Write `data` (text as UTF-8, or bytes) to `path` via a flushed temp file in its folder and a rename; on any failure `path` is untouched"
-    path = _target(path)
-    data = data.encode('utf-8') if isinstance(data, str) else bytes(data)
-    if mode is None and not exclusive and path.is_file(): mode = stat.S_IMODE(path.stat().st_mode)
+# %% ../nbs/11_files.ipynb #8638fc8b
+def _keep(fd, old):
+    "Give the file open at `fd` the owner, group and mode of `old` (a stat result), as far as we may"
+    try: os.fchown(fd, old.st_uid, old.st_gid)   # first: a change of owner clears the set-id bits
+    except OSError: pass   # not ours to give, or a file system without owners
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+
+# %% ../nbs/11_files.ipynb #49da0438
+def _replace(path, data, mode, exclusive, old):
+    "`data` in a flushed temp file beside `path`, renamed into place; on any failure `path` stays as it was"
     tmp,made = path.with_name(f'.{path.name}.{secrets.token_hex(4)}.tmp'),False
     try:
-        fd = os.open(tmp, os.O_WRONLY|os.O_CREAT|os.O_EXCL|os.O_CLOEXEC, 0o666)   # the umask applies, as to any new file
+        fd = os.open(tmp, os.O_WRONLY|os.O_CREAT|os.O_EXCL|os.O_CLOEXEC, 0o600 if old else mode)   # less the umask
         made = True
         try:
-            if mode is not None: os.fchmod(fd, mode)
+            if old: _keep(fd, old)
             _write_fd(fd, data)
+            os.fsync(fd)
         finally: os.close(fd)
         _install(tmp, path, exclusive)
     except BaseException as e:   # Ctrl-C and SIGTERM too: the temp file never outlives a failure
         if made or not isinstance(e, FileExistsError): tmp.unlink(missing_ok=True)
-        if isinstance(e, OSError) and not e.filename: raise OSError(e.errno, e.strerror, str(path)) from e
         raise
     _sync_dir(path.parent)
     return path
+
+# %% ../nbs/11_files.ipynb #0aab72dc
+def _named(e, path):
+    "OSError `e` naming `path`, the file the caller asked for, rather than a temporary file or nothing"
+    e.filename,e.filename2 = str(path),None
+    return e
+
+# %% ../nbs/11_files.ipynb #20285689
+def atomic_write(path, data, mode=0o600, exclusive=False):
+    "Write `data` (str as UTF-8) to `path`: a regular or new file whole or not at all, anything else written through"
+    path = Path(path).expanduser()
+    data = data.encode('utf-8') if isinstance(data, str) else bytes(data)
+    try:
+        old = None if exclusive else _stat(path)
+        if old and stat.S_ISDIR(old.st_mode): raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if exclusive or not _writes_through(path, old):
+            return _replace(_target(path), data, 0o666 if mode is None else mode, exclusive, old)
+        _write_through(path, data)
+        return path
+    except OSError as e: raise _named(e, path)
 
 # %% ../nbs/11_files.ipynb #951f17d0
 def read_regular(path):

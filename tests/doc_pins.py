@@ -11,14 +11,12 @@ from llmsurgery.files import atomic_write
 root = Path(__file__).resolve().parent.parent
 pin_file = root/'tests'/'data'/'doc_pins.json'
 
-def real_dir():
-    for d in (root.parent/'shared'/'data'/'claude-real', Path('/work/shared/data/claude-real')):
-        if d.is_dir(): return d
+real_dir = root/'tests'/'data'/'claude-real'   # real Claude Code sessions (MIT, see its SOURCES.md)
 
 def inputs():
-    "The bundled examples, the genuine host sessions, and the real sessions (when `shared/` is beside the clone)"
+    "The bundled examples, the genuine host sessions, and the real sessions"
     fs = sorted((root/'examples').glob('*.jsonl')) + sorted((root/'tests'/'data'/'genuine').glob('*.jsonl'))
-    return fs + (sorted(real_dir().glob('*.jsonl')) if real_dir() else [])
+    return fs + sorted(real_dir.glob('*.jsonl'))
 
 policies = {'default': {}, 'tight': dict(result_toks=10, call_toks=20, asst_toks=40, user_toks=200, last_n=2),
             'loose': dict(result_toks=120, call_toks=200, asst_toks=400, last_n=8)}

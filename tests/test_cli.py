@@ -3,7 +3,7 @@ and how it writes. One test per defect of issue 11 that lives at the CLI; each f
 
 The command runs in a subprocess. `CLI_PYTHONPATH`, when set, is put on that subprocess's path only, so the same tests can
 be pointed at another checkout of the package (say, the code before the fix) without this process importing it."""
-import errno, json, os, random, resource, signal, stat, subprocess, sys, time
+import errno, json, os, resource, signal, stat, subprocess, sys, time
 from pathlib import Path
 import pytest
 
@@ -97,41 +97,99 @@ def test_bom_notebook(tmp_path):
     assert rc == 0, err
     assert b'A note about the parser' in out
 
-# 4 and 12. --out is written whole or not at all: SIGTERM and SIGINT at random points of a 100 MB run
+# 4 and 12. --out is written whole or not at all: SIGTERM and SIGINT at six points of a 100 MB run, each reached first
+def cpu_secs(pid):
+    "CPU seconds process `pid` has used itself (its children apart), or None once it is gone"
+    try: fields = Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()
+    except OSError: return None
+    return (int(fields[11])+int(fields[12]))/os.sysconf('SC_CLK_TCK')
+
+def catches(pid, sig):
+    "Has process `pid` installed a handler for `sig`?"
+    try: line = next(l for l in Path(f'/proc/{pid}/status').read_text().splitlines() if l.startswith('SigCgt:'))
+    except (OSError, StopIteration): return False
+    return bool(int(line.split()[1], 16) >> (sig-1) & 1)
+
+def stopped(pid):
+    "Is process `pid` stopped (SIGSTOP)?"
+    try: return Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()[0] == 'T'
+    except OSError: return False
+
+def wait_for(p, reached, what, limit=300):
+    "Poll every 10 ms, at most `limit` seconds, until `reached()`; fail if the run ends first"
+    for _ in range(limit*100):
+        if reached(): return
+        assert p.poll() is None, f'the run ended before {what}: {p.stderr.read().decode()[-2000:]}'
+        time.sleep(0.01)
+    pytest.fail(f'{what}: not within {limit} s')
+
 @pytest.fixture(scope='module')
 def big(tmp_path_factory):
-    "A ~100 MB Claude Code session (the long example, eight times over) and the document an uninterrupted run writes"
+    "A ~100 MB Claude Code session (the long example, eight times over), and the CPU seconds a whole run of it takes"
     d = tmp_path_factory.mktemp('big')
     with open(d/'big.jsonl', 'wb') as f:
         for _ in range(8): f.write((ex/'claude_long.jsonl').read_bytes())
-    t = time.monotonic()
-    rc,_,err = run(d/'big.jsonl', '--out', d/'full.md', timeout=300)
-    assert rc == 0, err
-    return d/'big.jsonl', (d/'full.md').read_bytes(), time.monotonic()-t
+    p = subprocess.Popen(cmd(d/'big.jsonl', '--out', d/'doc.md'), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=env())
+    used = 0
+    for _ in range(30_000):   # at most 300 s
+        if p.poll() is not None: break
+        used = max(used, cpu_secs(p.pid) or 0)
+        time.sleep(0.01)
+    _,err = p.communicate(timeout=60)
+    assert p.returncode == 0 and (d/'doc.md').stat().st_size > 0 and used > 0, err
+    return d/'big.jsonl', used
 
-def _wait_to_kill(p, d, when):
-    "Wait `when` seconds, or with `when=None` until the document's temporary file appears in `d`: the write itself is under way"
-    if when is not None: return time.sleep(when)
-    while p.poll() is None and not any(n.endswith('.tmp') for n in os.listdir(d)): time.sleep(0.0005)
+# Stops the run at the document's temporary file, before it is flushed and renamed: the test sends its signal there
+STOP_AT_WRITE = """import os, signal
+_fsync = os.fsync
+def fsync(fd):
+    if os.readlink(f'/proc/self/fd/{fd}').endswith('.tmp'): os.kill(os.getpid(), signal.SIGSTOP)
+    return _fsync(fd)
+os.fsync = fsync
+"""
+
+def foreground():
+    "Ctrl-C and SIGTERM as a foreground command gets them: a test run in the background (`&`) inherits SIGINT ignored"
+    for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
+
+def run_to(src, out, point, hook):
+    "A run writing `out`, once it has reached `point`: 'start' (its handlers are in), CPU seconds of work, or 'write'"
+    e = env()
+    if point == 'write': e['PYTHONPATH'] = os.pathsep.join(filter(None, [str(hook), e.get('PYTHONPATH')]))
+    p = subprocess.Popen(cmd(src, '--out', out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e,
+                         preexec_fn=foreground)
+    handlers = lambda: catches(p.pid, signal.SIGTERM) and catches(p.pid, signal.SIGINT)
+    if point == 'start': wait_for(p, handlers, 'the handlers')
+    elif point == 'write': wait_for(p, lambda: stopped(p.pid), 'the write')
+    else: wait_for(p, lambda: (cpu_secs(p.pid) or 0) >= point, f'{point:.1f} CPU seconds')
+    return p
 
 def test_kill_never_leaves_a_partial_out(big, tmp_path):
-    "Six kills: during start-up, at random points of reading and compacting, and while the document is being written"
-    src,full,took = big
-    out,old = tmp_path/'doc.md',b'THE OLD DOCUMENT\n'
-    rng = random.Random(11)
-    whens = [0.3, *(rng.uniform(0.5, 0.8*took) for _ in range(4)), None]
-    for i,(sig,when) in enumerate(zip([signal.SIGTERM, signal.SIGINT]*3, whens)):
-        out.write_bytes(old)
-        p = subprocess.Popen(cmd(src, '--out', out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
-        _wait_to_kill(p, tmp_path, when)
-        p.send_signal(sig)
-        _,err = p.communicate(timeout=60)
+    "Six kills, each once the run got there: in start-up, at four shares of its work, and while the document is written"
+    src,used = big
+    (tmp_path/'hook').mkdir()
+    (tmp_path/'hook'/'sitecustomize.py').write_text(STOP_AT_WRITE)
+    d,old = tmp_path/'out',b'THE OLD DOCUMENT\n'
+    d.mkdir()
+    points = ['start', *(used*f for f in (0.15, 0.3, 0.5, 0.7)), 'write']
+    for point,sig in zip(points, [signal.SIGTERM, signal.SIGINT]*3):
+        (d/'doc.md').write_bytes(old)
+        p = run_to(src, d/'doc.md', point, tmp_path/'hook')
+        try:
+            p.send_signal(signal.SIGSTOP)   # held where it got to while the test checks it has written nothing yet
+            wait_for(p, lambda: stopped(p.pid), 'the stop')
+            assert (d/'doc.md').read_bytes() == old, point
+            p.send_signal(sig)
+            p.send_signal(signal.SIGCONT)
+            _,err = p.communicate(timeout=120)
+        finally:   # on a failure, leave nothing running
+            if p.poll() is None: p.kill(); p.wait()
         err = err.decode('utf-8', 'replace')
-        if p.returncode == 0: assert out.read_bytes() == full; continue   # it had finished: the whole new document
-        assert p.returncode == 128+sig, (i, sig, p.returncode, err)
-        assert err.strip().splitlines()[-1].startswith('llmsurgery-compact: interrupted') and 'Traceback' not in err, err
-        assert out.read_bytes() in (old, full), (i, sig, len(out.read_bytes()))
-        assert files(tmp_path) == ['doc.md'], files(tmp_path)    # no temporary file left behind
+        assert p.returncode == 128+sig, (point, sig, p.returncode, err)
+        assert err.strip().splitlines()[-1] == f'llmsurgery-compact: interrupted by {sig.name}', err
+        assert 'Traceback' not in err, err
+        assert (d/'doc.md').read_bytes() == old and files(d) == ['doc.md'], (point, files(d))   # no temporary file left
 
 def test_ulimit_f_never_leaves_a_partial_out(tmp_path):
     out,old = tmp_path/'doc.md',b'THE OLD DOCUMENT\n'
@@ -188,7 +246,7 @@ def test_in_place_copy(tmp_path):
     assert files(tmp_path) == ['d.ipynb', 'folder']
     rc,_,err = run(nb, '--in-place-copy', tmp_path/'c.ipynb', preexec_fn=lambda: os.umask(0o022))
     assert rc == 0, err
-    assert stat.S_IMODE((tmp_path/'c.ipynb').stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path/'c.ipynb').stat().st_mode) == 0o600   # a new file holding a session's content
     assert 'A note about the parser' in (tmp_path/'c.ipynb').read_text()
 
 # 9. Bytes that are not UTF-8, in --notes or the session's path: the document is still UTF-8, and reads back

@@ -12,6 +12,7 @@ import llmsurgery.skill as sk
 from llmsurgery.render import compact_policy
 from llmsurgery.document import compact_content
 from llmsurgery.inject import is_summary_text
+from test_spec import spec_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = Path(os.environ.get('LLMSURGERY_SPEC') or ROOT.parent/'shared'/'spec'/'compact.md')
@@ -101,11 +102,7 @@ def test_render_prose():
 
 @pytest.fixture(scope='module')
 def spec():
-    where = f'the spec is not at {SPEC}: set LLMSURGERY_SPEC, or clone the repo with shared/ beside it'
-    if not SPEC.is_file():
-        if os.environ.get('CI', '').lower() in ('1', 'true', 'yes'): pytest.fail(where)
-        pytest.skip(where)
-    return fold(SPEC.read_text())
+    return fold(spec_text(SPEC))
 
 def test_spec_last_n(spec):
     "The spec's 'final five messages' (its prose and its printed legend) is `compact_policy`'s `last_n`"

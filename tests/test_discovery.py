@@ -116,12 +116,10 @@ def test_list_genuine(tmp_path, monkeypatch):
     assert rows[0].split()[:2] == ['host', 'id'] and len(rows) == 6 and '/triage the parser drops the last row' in p.stdout
     assert {r.split()[1] for r in rows[1:]} == {o.id for o in found}
 
-REAL = next((d for d in (Path(__file__).resolve().parent.parent.parent/'shared'/'data'/'claude-real', Path('/work/shared/data/claude-real'))
-             if d.is_dir()), None)
+REAL = Path(__file__).resolve().parent/'data'/'claude-real'   # real Claude Code sessions, in the repository
 
 def test_list_real(tmp_path, monkeypatch):
     "Real sessions copied into a store (their files' times are now): the listing shows the first request, the default read, the last record's time"
-    if REAL is None: pytest.skip('shared/data/claude-real is not beside the clone')
     work = tmp_path/'work'; work.mkdir()
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'claude')); monkeypatch.setenv('CODEX_HOME', str(tmp_path/'codex'))
     proj = claude.project_dir(work); proj.mkdir(parents=True)
@@ -149,7 +147,6 @@ def test_session_id_prefix_needs_four_characters(tmp_path, monkeypatch):
 
 def test_subagent_file_compacts_as_a_session(tmp_path):
     "A Claude Code 2.1 sub-agent's own file, given directly, is a session: its prompt and its work, not an empty document"
-    if REAL is None: pytest.skip('shared/data/claude-real is not beside the clone')
     f = REAL/'258c7280-ae70-4798-800f-63464d01a85d'/'subagents'/'agent-a881341.jsonl'
     p = subprocess.run([str(EXE), str(f)], cwd=tmp_path, env={**os.environ, 'HOME': str(tmp_path)}, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

@@ -1,5 +1,5 @@
 "Rendering on two cores: `fork_map` gives what a plain map gives, whoever computes a chunk, and documents made with a forked child are the pinned ones"
-import json, os, signal, warnings
+import json, os, select, signal, warnings
 import pytest
 from llmsurgery import par
 from llmsurgery.par import fork_map, can_fork
@@ -7,8 +7,25 @@ from doc_pins import inputs, changed, pinned
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason='this process may not fork (not Linux, one core, or other threads)')
 
+def both_start(timeout=60):
+    "A map for `fork_map` in which both processes take part: each waits at its first item until the other has begun"
+    me,(down_r,down_w),(up_r,up_w) = os.getpid(),os.pipe(),os.pipe()   # down: parent to child, up: child to parent
+    begun = []   # each process has its own copy after the fork
+    def f(x):
+        if not begun:
+            begun.append(x)
+            mine,theirs = (down_w,up_r) if os.getpid()==me else (up_w,down_r)
+            os.write(mine, b'.')
+            assert select.select([theirs], [], [], timeout)[0], f'the other process did not begin within {timeout} s'
+        return x*3, os.getpid()
+    return f, (down_r, down_w, up_r, up_w)
+
 def test_same_as_map_and_shared():
-    res = fork_map(lambda x: (x*3, os.getpid()), range(4000))
+    "The same results as a plain map, and both processes computed some of them (arranged, not hoped for)"
+    f,fds = both_start()
+    try: res = fork_map(f, range(4000))
+    finally:
+        for fd in fds: os.close(fd)
     assert [a for a,_ in res] == [x*3 for x in range(4000)]
     assert len({p for _,p in res}) == 2
 

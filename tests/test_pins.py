@@ -9,7 +9,6 @@ def test_documents_unchanged(path):
     assert changed(path, pins) == []
 
 def test_every_pin_is_checked():
-    "The pins cover the inputs found here, and under CI the real sessions are among them"
+    "The pins cover exactly the inputs, the real sessions among them"
     names = {p.name for p in inputs()}
-    assert names <= pins.keys() and len(names) >= 7
-    if real_dir(): assert names == pins.keys()
+    assert names == pins.keys() and {p.name for p in real_dir.glob('*.jsonl')} <= names and len(names) >= 12

@@ -660,15 +660,35 @@ def test_a_whole_marked_result_too_big_keeps_the_request():
         assert toks(doc) <= n and body.startswith('§ Please look at the log §') and "▶ Read(file_path='log')" in body
         assert 'marked whole' in body and 'tool result t1' in body and d.stats['dropped_msgs'] == 0, body[:500]
 
-def test_a_huge_last_result_is_counted_once():
-    "Issue 11, defect 6: a huge last result costs a fit no more than the plain run, which renders it whole"
-    import time
-    big = ' '.join(['alpha beta', 'x = 1', 'path/to/file.py', '12345\n'] * 600_000)   # about 20 MB
-    msgs = [mk_msg('Read the log'), Msg('assistant', [ToolUse(id='t1', name='Bash', arguments={'command': 'cat log'})]), Msg('tool', [ToolResult(id='t1', name='Bash', text=big)])]
-    def took(**kw):
-        t = time.perf_counter(); compact_doc(msgs, '/s.jsonl', **kw); return time.perf_counter() - t
-    plain = took()
-    assert took(max_toks=2_000) <= 1.5*plain + 0.5 and took(max_toks=32_000) <= 1.5*plain + 0.5
+@pytest.fixture
+def tokenized(monkeypatch):
+    "The lengths of the texts o200k encodes from here on, through any entry point (and all of it in this process)"
+    import tiktoken
+    from llmsurgery import par
+    monkeypatch.setattr(par, 'par_min', 10**9)   # no forked helper: what it encoded would not be counted here
+    seen = []
+    def counting(f):
+        def encode(self, text, *args, **kw):
+            seen.append(sum(map(len, text)) if isinstance(text, list) else len(text))
+            return f(self, text, *args, **kw)
+        return encode
+    names = ('encode', 'encode_ordinary', 'encode_batch', 'encode_ordinary_batch', 'encode_to_numpy',
+             'encode_with_unstable')
+    for name in names:
+        monkeypatch.setattr(tiktoken.Encoding, name, counting(getattr(tiktoken.Encoding, name)))
+    return seen
+
+def test_a_huge_last_result_is_counted_once(tokenized):
+    "Issue 11, defect 6: a fit's cost is bounded by its budget, not by a huge last result: it encodes what cuts reach"
+    big = ' '.join(['alpha beta', 'x = 1', 'path/to/file.py', '12345\n'] * 600_000)   # about 24 million characters
+    msgs = [mk_msg('Read the log'), Msg('assistant', [ToolUse(id='t1', name='Bash', arguments={'command': 'cat log'})]),
+            Msg('tool', [ToolResult(id='t1', name='Bash', text=big)])]
+    assert len(compact_doc(msgs, '/s.jsonl')) > len(big) and sum(tokenized) < 1_000   # the plain run: whole, uncounted
+    for n in (2_000, 32_000):
+        tokenized.clear()
+        doc = compact_doc(msgs, '/s.jsonl', max_toks=n)
+        cost = sum(tokenized)
+        assert toks(doc) <= n and 0 < cost <= clip_threshold(n) < len(big), (n, cost, len(tokenized))
 
 # ---------------------------------------------------------------- issue 11: a document's sections, and --since, cannot be fooled by content
 from llmsurgery.document import since_start, covered_by, msg_fingerprint

@@ -94,7 +94,7 @@ def test_codex_resume(hosts, tmp_path):
     h, src_id = sha(src), read_jsonl(src)[0]['payload']['id']
     new, err = resumed(home, work, src_id[:13], cmd='codex resume')       # given by a prefix of its thread id
     f, = [p for p in codex_rollouts(home) if p.name.endswith(f'-{new}.jsonl')]
-    assert f'wrote {f}' in err and stat.S_IMODE(f.stat().st_mode) == 0o644
+    assert f'wrote {f}' in err and stat.S_IMODE(f.stat().st_mode) == 0o600   # Codex writes 0644; ours holds a session
     doc = read_session(f).summary
     assert doc and MARK not in doc and 'echo four' in doc
     meta = read_jsonl(f)[0]['payload']

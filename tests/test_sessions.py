@@ -223,13 +223,10 @@ def test_detect_format_is_a_format_or_valueerror(lines):
 # ---------------------------------------------------------------- issue 18: what holds for the whole session, on real and genuine files
 
 GENUINE = Path(__file__).resolve().parent/'data'/'genuine'
-REAL = next((d for d in (Path(__file__).resolve().parent.parent.parent/'shared'/'data'/'claude-real', Path('/work/shared/data/claude-real'))
-             if d.is_dir()), None)
+REAL = Path(__file__).resolve().parent/'data'/'claude-real'   # real Claude Code sessions, in the repository
 BIG = '258c7280-ae70-4798-800f-63464d01a85d'   # a host compaction mid-session, and a Claude Code 2.1 sub-agent in its own file
 
-def real(name):
-    if REAL is None: pytest.skip('shared/data/claude-real is not beside the clone')
-    return REAL/name
+def real(name): return REAL/name
 
 def quiet(path, **kw):
     with warnings.catch_warnings():

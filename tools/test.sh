@@ -17,4 +17,4 @@ python tools/readme.py --check || fail "README.md is stale: run 'make readme' an
 echo "== nbdev-test: every notebook runs and its assertions hold"
 nbdev-test --flags ''
 echo "== pytest: properties, readers and CLI"
-python -m pytest -q -p no:cacheprovider tests
+python -m pytest -q -rs -p no:cacheprovider tests   # -rs: each skip says why
