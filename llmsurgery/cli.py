@@ -162,12 +162,12 @@ def _main(session, kw, host=None, list_=False, run=False):
 # %% ../nbs/20_cli.ipynb #2e71bf5f
 def _usage(session, list_, run, resume, version):
     "A ValueError for flags that don't go together"
-    if list_ and (session or run or resume): raise ValueError("--list takes no session, --resume or --exec: it lists this directory's sessions")
+    if list_ and (session or run or resume): raise ValueError("--list takes no session, --resume, --to or --exec: it lists this directory's sessions")
     if version and (session or list_ or run or resume): raise ValueError('--version takes nothing else')
 
 @call_parse(pos=['session'])
 def llmsurgery_compact(
-    session:str=None, # A session file (Claude Code or Codex JSONL, aidialog .ipynb), or a session id or its unique start; default: this directory's newest
+    session:str=None, # A session file (Claude Code or Codex JSONL, aidialog .ipynb), or a session id or its unique start; default: the agent's own (in its shell), else this directory's newest
     out:str=None, # Write the document here instead of to stdout
     notes:str='', # Notes for the continuation, added to the document
     since:str=None, # An earlier document of this session: keep its body verbatim, compact only what came after
@@ -184,12 +184,14 @@ def llmsurgery_compact(
     host:str=None, # Look for sessions of this host only: claude or codex
     list:bool=False, # List this directory's recent sessions instead: host, id, last activity, size, messages, first prompt
     resume:bool=False, # Write a new session in the host's store that starts from the document; print the command that resumes it
+    to:str=None, # Resume in this host's store instead, claude or codex: a Claude Code session continues in Codex and a Codex thread in Claude Code
     exec:bool=False, # Resume, then run that command (`claude --resume ID` or `codex resume ID`)
     version:bool=False, # Print the version and exit
 ):
     "Compact an agent session into a continuation document"
     kw = dict(out=out, notes=notes, since=since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks,
-              result_toks=result_toks, all=all, sidechains=sidechains, report=report, in_place_copy=in_place_copy, resume=resume or exec)
+              result_toks=result_toks, all=all, sidechains=sidechains, report=report, in_place_copy=in_place_copy,
+              resume=resume or exec or bool(to), to=to)
     if not is_cli(llmsurgery_compact):
         if list: return find_sessions(host=host)
         return compact_session(find_session(session, host=host), max_toks=max_tokens and tokens(max_tokens), **kw).text

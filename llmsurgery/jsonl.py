@@ -7,7 +7,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix_surrogates', 'SessionWarning', 'record_fmt',
            'records', 'try_block', 'dropped_text', 'last_boundary', 'err_text', 'media_tag', 'media_part', 'jsonl',
-           'timestamp_now', 'last_time', 'Host']
+           'timestamp_now', 'last_time', 'run_dir', 'Host']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
 import json, os, re, warnings
@@ -224,6 +224,11 @@ def last_time(path, n=1<<14):
         if t is not None or n>=os.path.getsize(path): return t
         n *= 8
 
+# %% ../nbs/12_jsonl.ipynb #bbe9186d
+def run_dir(began, cwd=None):
+    "The directory a continuation runs in: `began`, where the session began, if it is one; else `cwd` (default: here)"
+    return began if began and os.path.isdir(began) else os.path.realpath(cwd or os.getcwd())
+
 # %% ../nbs/12_jsonl.ipynb #190acf1e
 class Host:
     "An agent host: how to read its log, find and name its sessions, and continue one; each part a plain function"
@@ -237,7 +242,8 @@ class Host:
         session_files:callable, # `session_files(cwd=None)`: the session files of directory `cwd`, or of the whole store
         session_id:callable, # `session_id(path)`: the id the host resumes the session at `path` by
         places:callable, # `places(cwd=None)`: where the store keeps sessions (of `cwd`), for a message
-        write_resume:callable, # `write_resume(session, doc, cwd=None)`: a new session: `(path, argv, run dir)`
+        write_resume:callable, # `write_resume(session, doc, cwd=None)`: continue any host's session here
         sidechain_files:callable=None, # `sidechain_files(path)`: `{agent id: path}` of a session's sub-agent logs
+        session_env:str=None, # the environment variable that names the current session in the host's tool shell
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'

@@ -15,7 +15,7 @@ from fastcore.utils import *
 from .render import Policy
 from .document import continuation_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
-from .sessions import read_session, find_session, write_resume, SessionWarning
+from .sessions import read_session, find_session, host_named, write_resume, SessionWarning
 from .files import atomic_write, read_regular
 
 # %% ../nbs/16_service.ipynb #3939fea7
@@ -89,33 +89,37 @@ def _report_lines(doc, r, table):
     return prior + [report_line(r)] + ([report_table(r)] if table else [])
 
 # %% ../nbs/16_service.ipynb #641c0e88
-def _transcript_job(s, path, doc_kw, table, resume, cwd):
-    "The job on a transcript: its continuation document (`doc_kw` for `continuation_doc`), with `resume` a new session"
+def _transcript_job(s, path, doc_kw, table, resume, cwd, to=None):
+    "The job on a transcript: its continuation document (`doc_kw` for `continuation_doc`), maybe a new session"
     doc = continuation_doc(s.msgs, str(path.resolve()), cwd=s.cwd, **doc_kw)
     r = compaction_report(doc, exact=table, host_toks=s.host_toks, host=s.host)
-    return Compaction(doc.text, _report_lines(doc, r, table), r, write_resume(s, doc.text, cwd) if resume else None)
+    new = write_resume(s, doc.text, cwd, to) if resume or to else None
+    return Compaction(doc.text, _report_lines(doc, r, table), r, new)
 
 # %% ../nbs/16_service.ipynb #45a9d76c
-def _check_job(s, since, max_toks, resume, copy):
+def _check_job(s, since, max_toks, resume, copy, to=None):
     "A ValueError for settings that don't apply to session `s`"
-    if s.fmt=='ipynb' and (since or resume): raise ValueError('since and resume apply to transcripts, not dialogs')
+    if s.fmt=='ipynb' and (since or resume or to):
+        raise ValueError('since and resume apply to transcripts, not dialogs')
+    if to: host_named(to)   # one we know, or a ValueError naming them
     if copy and max_toks: raise ValueError('max_toks fits a document: an in_place_copy keeps every prompt')
     if s.fmt!='ipynb' and copy: raise ValueError('in_place_copy applies to dialog notebooks only')
 
 # %% ../nbs/16_service.ipynb #25f9d67c
 def compact_session(session=None, out=None, notes='', since=None, max_toks=None, all=False, sidechains=False, report=False,
-                    in_place_copy=None, overwrite=True, resume=False, cwd=None, host=None, progress=noop, **budgets):
-    "Compact `session` (a path, an id, or `cwd`'s newest): its `Compaction`, the document written to `out` if given"
+                    in_place_copy=None, overwrite=True, resume=False, to=None, cwd=None, host=None, progress=noop,
+                    **budgets):
+    "Compact `session` (a path, an id; the agent's own, or `cwd`'s newest): its `Compaction`, the document also to `out`"
     path = existing_file(find_session(session, cwd, host))
     if out and in_place_copy: raise ValueError('out and in_place_copy exclude each other')
     out,copy = [o and output_path(o, path, w, overwrite) for o,w in ((out, 'out'), (in_place_copy, 'in_place_copy'))]
     earlier,pol = since and read_earlier(since),Policy(**budgets)
     s,warns = _read(path, all, sidechains, progress)
-    _check_job(s, since, max_toks, resume, copy)
+    _check_job(s, since, max_toks, resume, copy, to)
     n,grow = doc_target(max_toks)
     doc_kw = dict(notes=notes, since=earlier, max_toks=n, grow=grow, **pol)
     if s.fmt=='ipynb': res = _dialog_job(s, path, notes, copy, pol, n, grow)
-    else: res = _transcript_job(s, path, doc_kw, report, resume, cwd)
+    else: res = _transcript_job(s, path, doc_kw, report, resume, cwd, to)
     if out and res.text is not None: atomic_write(out, res.text+'\n')
     res.lines = warns + list(res.lines)
     return res

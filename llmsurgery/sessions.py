@@ -6,8 +6,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/sessions.html.md"""
 
 # %% auto #0
 __all__ = ['known_formats', 'host_registry', 'detect_format', 'Session', 'read_host', 'read_head', 'read_session', 'SessionInfo',
-           'session_info', 'find_sessions', 'find_session', 'Command', 'check_resumed', 'write_resume', 'session_row',
-           'session_table']
+           'session_info', 'host_named', 'find_sessions', 'current_session', 'find_session', 'Command', 'check_resumed',
+           'write_resume', 'session_row', 'session_table']
 
 # %% ../nbs/15_sessions.ipynb #cd8726ca
 import json, os, shlex, time, warnings
@@ -146,11 +146,14 @@ def session_info(host, path):
     return SessionInfo(host.name, host.session_id(path), Path(path), st.st_mtime, st.st_size)
 
 # %% ../nbs/15_sessions.ipynb #041d70db
+def host_named(name):
+    "The `Host` called `name` ('claude', 'codex'), or a ValueError naming the hosts there are"
+    if name not in host_registry: raise ValueError(f'unknown host {name!r}: use one of {", ".join(host_registry)}')
+    return host_registry[name]
+
 def _hosts(host):
     "The hosts to look in: the one named `host`, or all"
-    if host not in (None, *host_registry):
-        raise ValueError(f'unknown host {host!r}: use one of {", ".join(host_registry)}')
-    return [host_registry[host]] if host else list(host_registry.values())
+    return list(host_registry.values()) if host is None else [host_named(host)]
 
 # %% ../nbs/15_sessions.ipynb #60e8b62d
 def find_sessions(cwd=None, host=None):
@@ -182,9 +185,23 @@ def _newest(cwd=None, host=None):
     if found := find_sessions(cwd, host): return found[0].path
     raise ValueError(f'no session of {cwd} found in {_places(_hosts(host), cwd)}')
 
+# %% ../nbs/15_sessions.ipynb #20a3baf2
+def _named(h, env):
+    "The sessions of host `h`'s store with the id its variable holds in environment `env` (none if it is unset)"
+    sid = env.get(h.session_env) if h.session_env else None
+    if not sid: return []
+    return [i for p in h.session_files() if h.session_id(p)==sid and (i := session_info(h, p))]
+
+def current_session(host=None, env=None):
+    "The path of the session the agent runs in, as its host names it in `env` (default: this process's), or None"
+    found = sorted([i for h in _hosts(host) for i in _named(h, os.environ if env is None else env)],
+                   key=lambda o: o.activity, reverse=True)
+    return found[0].path if found else None
+
 # %% ../nbs/15_sessions.ipynb #290e8319
 def find_session(session=None, cwd=None, host=None):
-    "The session file `session` names: a path, a session id or a unique start of one; by default `cwd`'s newest"
+    "The file `session` names: a path, an id or its unique start; by default the agent's own session, or `cwd`'s newest"
+    if session is None and cwd is None: session = current_session(host)
     if session is None: return _newest(cwd, host)
     p = Path(session).expanduser()
     if p.exists() or not set(str(session))<=_id_chars: return p
@@ -217,11 +234,11 @@ def check_resumed(path, doc):
                        'it was removed, the original is untouched')
 
 # %% ../nbs/15_sessions.ipynb #8243aef0
-def write_resume(session, doc, cwd=None):
-    "Write a new session continuing `session` (a `Session`) from `doc` in its host's store: `(path, Command)`"
+def write_resume(session, doc, cwd=None, to=None):
+    "A new session continuing `session` (a `Session`) from `doc`, in host `to`'s store or its own: `(path, Command)`"
     if session.fmt not in host_registry:
-        raise ValueError(f'{session.path}: only agent sessions can be resumed in their host')
-    path,argv,run = host_registry[session.fmt].write_resume(session, doc, cwd)
+        raise ValueError(f'{session.path}: only agent sessions can be resumed in a host')
+    path,argv,run = host_named(to or session.fmt).write_resume(session, doc, cwd)
     return check_resumed(path, doc), Command(argv, run, cwd)
 
 # %% ../nbs/15_sessions.ipynb #bff1f3d8

@@ -6,7 +6,7 @@ The document is text in a small notation. `§ … §` encloses user text and `»
 
 The document is for orientation only. The transcript (the session file, or the dialog notebook) stays authoritative: reopen it before copying code, commands or exact output from the document, and whenever a detail matters.
 
-Functions: `dialog_doc` renders a dialog notebook as a document, and `dialog_copy` writes a compacted copy of it. `session_doc` compacts a Claude Code or Codex session (a file, an id, or the newest session of a project directory) within `max_toks` tokens; `recent_sessions` lists a directory's sessions, `session_report` says what a compaction keeps, and `resume_session` writes a new session in the agent's own store that opens with the document and returns the command that continues it. Each takes and returns plain paths, numbers and text, reads its input without changing it, writes only to the path it is given or the agent's store, and raises a `ValueError` that says what to fix when a path is wrong. Read `doc(f)` for each before calling it.
+Functions: `dialog_doc` renders a dialog notebook as a document, and `dialog_copy` writes a compacted copy of it. `session_doc` compacts a Claude Code or Codex session (a file, an id, or the newest session of a project directory) within `max_toks` tokens; `recent_sessions` lists a directory's sessions, `session_report` says what a compaction keeps, and `resume_session` writes a new session in the agent's own store (or the other agent's) that opens with the document and returns the command that continues it. Each takes and returns plain paths, numbers and text, reads its input without changing it, writes only to the path it is given or the agent's store, and raises a `ValueError` that says what to fix when a path is wrong. Read `doc(f)` for each before calling it.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/skill.html.md"""
 
@@ -167,11 +167,12 @@ def resume_session(
     notes:str='', # As in `session_doc`
     since:str=None, # As in `session_doc`
     all:bool=False, # As in `session_doc`
+    to:str=None, # Continue in this agent instead, 'claude' or 'codex' (None: the session's own): a Claude Code session in Codex, a Codex thread in Claude Code
     **kwargs
 )->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` when it must run elsewhere)
-    "Write a new session in the host's store that opens with the continuation document of `session`, and give the command that resumes it"
+    "Write a new session in the host's store (or `to`'s) that opens with the continuation document of `session`, and give the command that resumes it"
     pol = _pol(resume_session, kwargs)
-    c = _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, all=all, resume=True, **pol).new[1]
+    c = _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, all=all, resume=True, to=to, **pol).new[1]
     return str(Command(c.argv, c.cwd))   # with a `cd` when it must run elsewhere than this process's directory
 
 # %% ../nbs/30_skill.ipynb #9ab0a65e
