@@ -21,7 +21,7 @@ EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 
 @pytest.fixture(scope='module')
 def hosts():
-    "(claude, codex) binaries, installed once into the cache; a RuntimeError (no npm registry) fails the tests, never skips"
+    "(claude, codex) binaries, installed once into the cache; no npm registry fails the tests, never skips them"
     return install_hosts()
 
 def sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()
@@ -57,7 +57,9 @@ def codex_thread(cx, home, cwd, prompt):
     made, = set(codex_rollouts(home)) - before
     return made
 
-def user_text(m): return m['content'] if isinstance(m['content'], str) else ' '.join(b.get('text', '') for b in m['content'])
+def user_text(m):
+    "The text of a Messages API message"
+    return m['content'] if isinstance(m['content'], str) else ' '.join(b.get('text', '') for b in m['content'])
 
 # ---------------------------------------------------------------- --to codex
 
@@ -71,9 +73,10 @@ def test_claude_session_continues_in_codex(hosts, tmp_path):
     tid = new_id(out, 'codex resume')
     assert out == f'codex resume {tid}\n'                                   # run here: no cd
     f = rollout(home, tid)
-    assert f'wrote {f}' in err and stat.S_IMODE(f.stat().st_mode) == 0o644
+    assert f'wrote {f}' in err and stat.S_IMODE(f.stat().st_mode) == 0o600   # as main writes a Codex continuation
     meta = read_jsonl(f)[0]['payload']
-    assert (meta['id'], meta['cwd'], meta['model_provider'], meta['originator']) == (tid, str(work.resolve()), 'openai', 'codex-tui')
+    said = (meta['id'], meta['cwd'], meta['model_provider'], meta['originator'])
+    assert said == (tid, str(work.resolve()), 'openai', 'codex-tui')
     assert 'forked_from_id' not in meta                                    # no Codex thread to fork from
     doc = read_session(f).summary
     assert 'CLAUDE-TASK-4410' in doc and f'transcript is `{src}`' in doc
@@ -164,7 +167,8 @@ def test_claude_bash_tool_compacts_its_own_session(hosts, tmp_path):
     later(other)                                                           # another session of the directory, newer
     script = [bash(f'{EXE} --resume', 'compact this session'), text('compacted')]
     with AnthropicMock(script) as s:
-        rc, out, err = run_claude(cl, home, work, 'Compact this session.', s, '--resume', mine.stem, '--allowedTools', 'Bash')
+        rc, out, err = run_claude(cl, home, work, 'Compact this session.', s, '--resume', mine.stem,
+                                  '--allowedTools', 'Bash')
     assert rc == 0, err
     result, = claude_tool_results(request_with(s, 'tool_result')['body'])
     sid = new_id(result, 'claude --resume')
