@@ -15,10 +15,22 @@ __all__ = ['compact_enc', 'enc_toks', 'len_toks', 'trunctoks_mid', 'tool_part', 
 
 # %% ../nbs/19_compact.ipynb #e7307e17
 from .toks import compact_enc, enc_toks, len_toks, trunctoks_mid
-from .render import tool_part, tool_result, compact_text, compact_result, fence_min, fenced_code, bash_call, generic_call, call_renderers, compact_call, compact_user_part, compact_user, compact_asst_part, compact_asst, compact_tool, compact_msg, compact_policy, Policy, Budgets, Rendering, policy_chat
+from .render import (
+    tool_part, tool_result, compact_text, compact_result, fence_min, fenced_code, bash_call, generic_call,
+    call_renderers, compact_call, compact_user_part, compact_user, compact_asst_part, compact_asst,
+    compact_tool, compact_msg, compact_policy, Policy, Budgets, Rendering, policy_chat)
 from .fit import compact_chat, fit_chat
-from .document import compact_content, compact_body, compact_skills, split_compaction, join_compacts, compact_doc, continuation_doc, Doc, compaction_report
+from .document import (
+    compact_content, compact_body, compact_skills, split_compaction, join_compacts, compact_doc,
+    continuation_doc, Doc, compaction_report)
 from .dialogs import compact_reply, compact_code, dlg2compact
 from .sessions import read_session
 
-_all_ = ['compact_enc', 'enc_toks', 'len_toks', 'trunctoks_mid', 'tool_part', 'tool_result', 'compact_text', 'compact_result', 'fence_min', 'fenced_code', 'bash_call', 'generic_call', 'call_renderers', 'compact_call', 'compact_user_part', 'compact_user', 'compact_asst_part', 'compact_asst', 'compact_tool', 'compact_msg', 'compact_policy', 'Policy', 'Budgets', 'Rendering', 'policy_chat', 'compact_chat', 'fit_chat', 'compact_content', 'compact_body', 'compact_skills', 'split_compaction', 'join_compacts', 'compact_doc', 'continuation_doc', 'Doc', 'compaction_report', 'compact_reply', 'compact_code', 'dlg2compact', 'read_session']
+_all_ = [
+    'compact_enc', 'enc_toks', 'len_toks', 'trunctoks_mid', 'tool_part', 'tool_result', 'compact_text',
+    'compact_result', 'fence_min', 'fenced_code', 'bash_call', 'generic_call', 'call_renderers',
+    'compact_call', 'compact_user_part', 'compact_user', 'compact_asst_part', 'compact_asst', 'compact_tool',
+    'compact_msg', 'compact_policy', 'Policy', 'Budgets', 'Rendering', 'policy_chat', 'compact_chat',
+    'fit_chat', 'compact_content', 'compact_body', 'compact_skills', 'split_compaction', 'join_compacts',
+    'compact_doc', 'continuation_doc', 'Doc', 'compaction_report', 'compact_reply', 'compact_code',
+    'dlg2compact', 'read_session']

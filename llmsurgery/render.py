@@ -56,7 +56,7 @@ def result_prep(s): return flat_lines(drop_blocks(s, _state_tags))
 
 # %% ../nbs/04_render.ipynb #e362a602
 def compact_result(s, max_toks, enc=None):
-    "Render a tool result within `max_toks`; `<warn>`/`<note>` doc-state blocks are dropped, and a `𝍁`-wrapped result is kept whole."
+    "Render a tool result within `max_toks`; `<warn>`, `<note>`, `<system-reminder>` dropped; a `𝍁` result kept whole"
     s = as_text(s)
     if (w := full_text(s)) is not None: return fit_text(w, None, result_line, result_prep)
     return fit_text(s, max_toks, result_line, result_prep, enc=enc)
@@ -141,7 +141,7 @@ def says(self:Thinking, role): return False   # the model's scratch work
 
 @patch
 def says(self:(Text,Refusal), role):
-    "Text says something unless it is blank, a user's host plumbing (but a command with arguments), or a `.` placeholder"
+    "Text says something unless blank, a user's host plumbing (but a command with arguments), or a `.` placeholder"
     t = (self.text or '').strip()
     plumbing = role=='user' and is_plumbing(t) and not command_request(t)
     return bool(t) and not plumbing and not (role=='assistant' and t=='.')
@@ -241,7 +241,8 @@ def asst_dsl(self:Part, r, text_toks, call_toks, enc=None):
     return compact_text(self.ctext, '»', text_toks, enc)
 
 @patch
-def asst_dsl(self:(Text,Refusal), r, text_toks, call_toks, enc=None): return compact_text(self.text, '»', text_toks, enc)
+def asst_dsl(self:(Text,Refusal), r, text_toks, call_toks, enc=None):
+    return compact_text(self.text, '»', text_toks, enc)
 
 @patch
 def asst_dsl(self:ToolResult, r, text_toks, call_toks, enc=None): return r.result(self, call_toks, enc)
@@ -305,13 +306,15 @@ def min_budgets(enc=None):
     "The smallest `Budgets` each class can render in, so that no message vanishes (a user message may carry a call)"
     t = lambda s: len_toks(s, enc)
     call = max(fence_min(enc), t('!  … '), t('▶  … '))
-    return Budgets(user_toks=max(t('§  …  §'), call), asst_toks=t('»  …  »'), call_toks=call, result_toks=t('>  … '))
+    user,asst,result = t('§  …  §'),t('»  …  »'),t('>  … ')
+    return Budgets(user_toks=max(user, call), asst_toks=asst, call_toks=call, result_toks=result)
 
 # %% ../nbs/04_render.ipynb #39c1e80e
 def _check(k, v, least):
     "`v`, the setting `k`, if it is None or a whole number >= `least`; else a ValueError naming it"
     if v is None: return v
-    if isinstance(v, bool) or not isinstance(v, int) or v<0: raise ValueError(f'{k}={v!r}: expected a whole number >= 0')
+    if isinstance(v, bool) or not isinstance(v, int) or v<0:
+        raise ValueError(f'{k}={v!r}: expected a whole number >= 0')
     if v<least: raise ValueError(f'{k}={v} is too small: the smallest {k[:-5]} rendering takes {least} tokens')
     return v
 

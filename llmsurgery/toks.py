@@ -27,7 +27,8 @@ def _o200k_paths():
     "Where a local copy of the o200k_base rank file may be, most explicit first"
     if p := os.environ.get('LLMSURGERY_O200K'): yield Path(p)
     if spec := find_spec('bpe_openai'): yield Path(spec.submodule_search_locations[0])/'data'/'o200k_base.tiktoken.gz'
-    cache_dir = os.environ.get('TIKTOKEN_CACHE_DIR') or os.environ.get('DATA_GYM_CACHE_DIR') or Path(tempfile.gettempdir())/'data-gym-cache'
+    env = os.environ.get('TIKTOKEN_CACHE_DIR') or os.environ.get('DATA_GYM_CACHE_DIR')
+    cache_dir = env or Path(tempfile.gettempdir())/'data-gym-cache'
     yield Path(cache_dir)/hashlib.sha1(_o200k_url.encode()).hexdigest()
 
 # %% ../nbs/01_toks.ipynb #1292eb04
@@ -38,13 +39,13 @@ def o200k_ranks():
         data = p.read_bytes()
         if data[:2]==b'\x1f\x8b': data = gzip.decompress(data)
         if hashlib.sha256(data).hexdigest()==o200k_sha256:
-            toks = data.split()   # token, rank, token, rank, …: one split and two maps take half the time of a loop over lines
+            toks = data.split()   # token, rank, token, rank, …: half the time of a loop over lines
             return dict(zip(map(binascii.a2b_base64, toks[::2]), map(int, toks[1::2])))
     raise RuntimeError("The o200k_base tokenizer file is not available offline. Install the `bpe-openai` package "
         f"(it ships the file), or set LLMSURGERY_O200K to a copy of o200k_base.tiktoken (sha256 {o200k_sha256}).")
 
 # %% ../nbs/01_toks.ipynb #1c61249a
-o200k_pat = '|'.join([   # how o200k splits text into pieces before merging bytes, as tiktoken_ext.openai_public defines it
+o200k_pat = '|'.join([   # how o200k splits text into pieces before merging bytes (tiktoken_ext.openai_public)
     r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
     r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
     r"""\p{N}{1,3}""", r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""", r"""\s*[\r\n]+""", r"""\s+(?!\S)""", r"""\s+"""])
@@ -53,7 +54,8 @@ o200k_specials = {'<|endoftext|>': 199999, '<|endofprompt|>': 200018}
 @cache
 def compact_enc():
     "The `o200k_base` tiktoken encoding, built from a local copy of its rank file"
-    return tiktoken.Encoding('o200k_base', pat_str=o200k_pat, mergeable_ranks=o200k_ranks(), special_tokens=o200k_specials)
+    ranks = o200k_ranks()
+    return tiktoken.Encoding('o200k_base', pat_str=o200k_pat, mergeable_ranks=ranks, special_tokens=o200k_specials)
 
 # %% ../nbs/01_toks.ipynb #5401470b
 def enc_toks(s, enc=None):
@@ -62,10 +64,11 @@ def enc_toks(s, enc=None):
 
 # %% ../nbs/01_toks.ipynb #fb77302f
 _chunk = 1<<17   # characters of a long text counted at a time
-_sure_start = re.compile(r'(?<=\n)(?=\w)|(?<=\S)(?= )')   # an o200k piece surely starts at a word character after a newline, and at a space after a non-space
+# an o200k piece surely starts at a word character after a newline, and at a space after a non-space
+_sure_start = re.compile(r'(?<=\n)(?=\w)|(?<=\S)(?= )')
 
 def piece_cut(s, i):
-    "The first index at or after `i` where an o200k piece of `s` surely starts, or None: the tokens of `s[:j]` and `s[j:]` add up to those of `s`"
+    "The first index `j` at or after `i` where a piece of `s` surely starts, or None: `s[:j]`, `s[j:]` add up to `s`"
     m = _sure_start.search(s, i)
     return m.start() if m else None
 
@@ -83,7 +86,8 @@ _batch = 8   # chunks handed to tiktoken's threads at a time: it encodes them in
 def _count(s, enc, size):
     "Tokens in `s`, encoded `size` characters or so at a time, a batch of them at once on every core"
     nt = os.cpu_count() or 1
-    return sum(len(t) for b in batched(_chunks(s, size), _batch) for t in enc.encode_ordinary_batch(list(b), num_threads=nt))
+    batches = batched(_chunks(s, size), _batch)
+    return sum(len(t) for b in batches for t in enc.encode_ordinary_batch(list(b), num_threads=nt))
 
 # %% ../nbs/01_toks.ipynb #63c2d502
 def len_toks(s, enc=None):
@@ -94,13 +98,13 @@ def len_toks(s, enc=None):
 tok_chars = 128  # no o200k token spans more than 128 bytes, hence 128 characters
 
 def clip_ends(s, n, mark, prep=noop):
-    "`prep(s)`, or just its two ends, each prepared, around `mark` when `n` tokens from either end cannot reach its middle"
+    "`prep(s)`, or its two ends, each prepared, around `mark` when `n` tokens from either end can't reach its middle"
     x = tok_chars*(n+2)
     return prep(s) if len(s) <= 2*x+len(mark) else prep(s[:x])+mark+prep(s[-x:])
 
 # %% ../nbs/01_toks.ipynb #84a33d98
 def _window(t, n, enc, tail=False):
-    "`(text, tokens)` of the shortest window at the start (or end) of `t` with more than `n` tokens; None if it would span half of `t`"
+    "`(text, tokens)`: the shortest window at the start (or end) of `t` over `n` tokens; None if it spans half of `t`"
     w = 4*n+32
     while 2*w < len(t):
         x = t[-w:] if tail else t[:w]
@@ -113,7 +117,7 @@ def _nchars(toks, enc):
 
 # %% ../nbs/01_toks.ipynb #49c5b019
 class Ends:
-    "Text `t` made ready for cuts within `n` tokens: the token windows at its two ends, or all of it when they would meet"
+    "Text `t` made ready for cuts within `n` tokens: the token windows at its two ends, or all of it when they meet"
     def __init__(self, t, n, enc):
         self.t,self.n,self.enc = t,n,enc
         h = _window(t, n, enc)
@@ -156,7 +160,7 @@ _scan = 6   # characters per token a head is given before it is counted on its o
 
 # %% ../nbs/01_toks.ipynb #bdb98afa
 def within_toks(s, n, enc=None):
-    "Is `s` within `n` tokens? Its length decides where it can; else a head past what `n` tokens span is counted first, the rest only if still within"
+    "Is `s` within `n` tokens? By its length where it can; else a head is counted first, the rest only if still within"
     if _bytes_within(s, n): return True
     if len(s)>tok_chars*n: return False   # no token spans more than 128 bytes
     j = piece_cut(s, _scan*(n+1)) if len(s)>_scan*(n+1) else None
@@ -179,7 +183,7 @@ def inner_toks(s, enc=None):
 
 # %% ../nbs/01_toks.ipynb #73d72474
 class HeadToks:
-    "Tokens of `s[:i]+tail` for any `i` and `tail`: the part before the last piece start is counted once, from the nearest part already counted"
+    "Tokens of `s[:i]+tail` for any `i`, `tail`: the part before the last piece start counted once, from the nearest counted"
     def __init__(self, s, enc=None): self.s,self.enc,self.at = s,enc,{0: 0}
     def before(self, j):
         "Tokens of `s[:j]`, `j` a piece start"
@@ -221,7 +225,7 @@ def _len_short(s, enc):
     return len_toks(s, enc)
 
 def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
-    "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or cut to its ends around `mark`; '' if nothing fits"
+    "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or its ends around `mark`; '' if nothing fits"
     if max_toks is None: return fmt(prep(s))
     enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
     if len(s)<=n:   # short: it may fit by its bytes, with nothing to tokenize
