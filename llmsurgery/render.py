@@ -169,6 +169,9 @@ class Renderer:
     def opens_turn(self, m):
         "Does message `m` open a user-led turn? Every user message with something to say does"
         return m.role=='user' and substantive(m)
+    def dropped(self, turns, msgs):
+        "The line that stands for the first `msgs` messages, `turns` turns, left out of a fitted rendering"
+        return f'… {turns} earlier turn{"s"*(turns!=1)} ({msgs} message{"s"*(msgs!=1)}) left out …'
 
 dsl = Renderer()
 
