@@ -192,12 +192,12 @@ def _too_big(w, cap, enc):
 
 # %% ../nbs/05_docstyle.ipynb #2e1d95fa
 def doc_result(p, max_toks, whole_cap=None, enc=None):
-    "A result part as a document shows it: boilerplate as `> ok`, an error by `error_result`, a too big `𝍁` result cut"
+    "A result as a document shows it: boilerplate as `> ok`, an error by `error_result`, runs counted in a cut one"
     s = as_text(p.text)
     if is_boilerplate(s): return done_mark
     w = s if getattr(p, 'full', False) else full_text(s)
     if w is None and is_error_result(s): return error_result(s, err_toks(max_toks), enc)
-    if w is None: return fit_text(s, max_toks, result_line, doc_prep, enc=enc)
+    if w is None: return fit_text(s, max_toks, result_line, result_prep if max_toks is None else doc_prep, enc=enc)
     if max_toks is not None and _too_big(w, whole_cap, enc): return whole_cut(w, max_toks, p.id, enc)
     return result_part(p, None, enc)
 
