@@ -229,7 +229,9 @@ def doc_facts(msgs, new, prior='', since=None, cwd=None, task=None):
 # %% ../nbs/08_document.ipynb #d0a06728
 class Doc(BasicRepr):
     "A continuation document: `text`, `stats`, the earlier body `prior` (`kept`: as kept), the `new` messages, `toks`"
-    def __init__(self, text, stats, prior='', new=(), toks=None, kept=None): store_attr()
+    def __init__(self, text, stats, prior='', new=(), toks=None, kept=None):
+        store_attr()
+        self.kept = ifnone(kept, prior)
     def __str__(self): return self.text
 
 def doc_msgs(msgs):
@@ -326,7 +328,9 @@ def compaction_report(doc, exact=False, host_toks=None, host=None, enc=None):
     before,by = _before(doc.new, pt, host_toks, host)
     after = ifnone(doc.toks, len_toks(doc.text, enc))
     exact = _exact(doc.new, pt, enc) if exact else None
-    return AttrDict(doc.stats, toks_prior=pt, prior_whole=doc.kept==doc.prior, summary=bool(host_summary(doc.new)),
+    whole = doc.kept==doc.prior
+    kept = pt if whole else len_toks(doc.kept or '', enc)
+    return AttrDict(doc.stats, toks_prior=pt, toks_kept=kept, prior_whole=whole, summary=bool(host_summary(doc.new)),
                     toks_before=before, before_by=by, toks_exact=exact, toks_host=host_toks, host=host,
                     toks_after=after, ratio=round(before/max(after, 1), 2))
 
