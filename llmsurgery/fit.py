@@ -52,9 +52,8 @@ def _state_budgets(knob, pol, floors):
 
 # %% ../nbs/06_fit.ipynb #908e889f
 def _dropped_line(msgs, start, r=dsl):
-    "The marker for the first `start` messages of `msgs` left out (turns as renderer `r` opens them)"
-    nt = sum(i<start for i in turn_starts(msgs, r))
-    return f'… {nt} earlier turn{"s"*(nt!=1)} ({start} message{"s"*(start!=1)}) left out …'
+    "The marker for the first `start` messages of `msgs` left out, in renderer `r`'s words (turns as `r` opens them)"
+    return r.dropped(sum(i<start for i in turn_starts(msgs, r)), start)
 
 # %% ../nbs/06_fit.ipynb #55df5e99
 tail_share = 1/4   # the last messages kept whole take at most this share of the target; the biggest leave first

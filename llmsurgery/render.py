@@ -169,6 +169,9 @@ class Renderer:
     def opens_turn(self, m):
         "Does message `m` open a user-led turn? Every user message with something to say does"
         return m.role=='user' and substantive(m)
+    def dropped(self, turns, msgs):
+        "The line that stands for the first `msgs` messages, `turns` turns, left out of a fitted rendering"
+        return f'… {turns} earlier turn{"s"*(turns!=1)} ({msgs} message{"s"*(msgs!=1)}) left out …'
 
 dsl = Renderer()
 
@@ -355,8 +358,8 @@ def render_msg(m, b, r=dsl, enc=None):
 
 # %% ../nbs/04_render.ipynb #82847fa6
 def was_cut(m, text, r=dsl, enc=None):
-    "Did `text`, a rendering of message `m` by `r`, lose part of `m`? Only one with a cut mark can have"
-    if '…' not in text: return False
+    "Did `text`, a rendering of message `m` by `r`, lose part of `m`? Only one with a cut mark, or an empty one, can have"
+    if text and '…' not in text: return False   # a renderer may leave out what a cut left nothing of
     if sum(len(p.user_words()) for p in m.content) > 2*len(text)+tok_chars: return True   # far shorter than its texts
     return text != render_msg(m, Budgets.unlimited(), r, enc)
 

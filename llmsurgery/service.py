@@ -83,15 +83,20 @@ def _dialog_job(s, path, notes, copy, pol, max_toks=None, grow=True):
     return Compaction(text, [line])
 
 # %% ../nbs/16_service.ipynb #eecc6ca2
+def _prior_line(r):
+    "What the document kept of the earlier document's body: all of it verbatim, or its newest turns"
+    if r.prior_whole: return f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:"
+    kept = f'{r.toks_kept:,} of {r.toks_prior:,} tokens'
+    return f"kept the newest turns of the earlier document's body ({kept}); what follows it:"
+
 def _report_lines(doc, r, table):
     "The user's lines for report `r` of `Doc` `doc`: the earlier body kept, the summary, and the table if asked for"
-    prior = [f"kept the earlier document's body verbatim ({r.toks_prior:,} tokens); what follows it:"] if doc.prior else []
-    return prior + [report_line(r)] + ([report_table(r)] if table else [])
+    return [_prior_line(r)]*bool(doc.prior) + [report_line(r)] + ([report_table(r)] if table else [])
 
 # %% ../nbs/16_service.ipynb #641c0e88
 def _transcript_job(s, path, doc_kw, table, resume, cwd, to=None):
     "The job on a transcript: its continuation document (`doc_kw` for `continuation_doc`), maybe a new session"
-    doc = continuation_doc(s.msgs, str(path.resolve()), cwd=s.cwd, **doc_kw)
+    doc = continuation_doc(s.msgs, str(path.resolve()), cwd=s.cwd, task=s.task, **doc_kw)
     r = compaction_report(doc, exact=table, host_toks=s.host_toks, host=s.host)
     new = write_resume(s, doc.text, cwd, to) if resume or to else None
     return Compaction(doc.text, _report_lines(doc, r, table), r, new)

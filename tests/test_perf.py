@@ -122,18 +122,31 @@ def _join_kept(ls, kept):
     for a,b in zip([None]+ks, ks): res += ls[b] if a is None else (' ¶ ' if b==a+1 else ' … ')+ls[b]
     return res+(' …' if ks and ks[-1]<len(ls)-1 else '')
 
+def _runs(ls):
+    "Each run of identical lines in `ls` as one, with its count"
+    res = []
+    for l in ls:
+        if res and res[-1][0]==l: res[-1][1] += 1
+        else: res.append([l, 1])
+    return [l if k==1 else f'{l} (×{k})' for l,k in res]
+
 def error_result_before(s, max_toks, enc=None):
-    "`error_result` as it was before the speed-up: every line cut, every join counted whole"
+    "`error_result` as it was before the speed-up: every line cut, every join counted whole; a recurring diagnostic once"
     if max_toks is None: return compact_result(s, None, enc)
     n,s = max(int(max_toks), 0),clip_ends(s, 4*max_toks, '\n…\n')
-    ls = [l.strip() for l in result_prep(s).split(' ¶ ') if l.strip()]
-    if len_toks(r := result_line(' ¶ '.join(ls)), enc)<=n: return r
-    ls = [head_text(l, max(24, n//3), enc=enc) for l in ls]
-    ds = [i for i,l in enumerate(ls) if i and _diag_re.search(l)]
+    raw = _runs([l.strip() for l in result_prep(s).split(' ¶ ') if l.strip()])
+    if len_toks(r := result_line(' ¶ '.join(raw)), enc)<=n: return r
+    ls = [head_text(l, max(24, n//3), enc=enc) for l in raw]
+    found = [i for i,l in enumerate(ls) if _diag_re.search(l)]
+    again = [i for i in found if raw[i] in [raw[j] for j in found if j<i]]
+    for i in found:
+        k = sum(raw[j]==raw[i] for j in found)
+        if k>1 and i not in again: ls[i] += f' (×{k})'
+    ds = [i for i in found if i and i not in again]
     picks = list(dict.fromkeys([0] + [j for i in ds for j in (i, i+1) if j<len(ls)] + list(range(1, min(len(ls), 24)))))[:32] if ls else []
     kept,best = [],compact_result(s, n, enc)
     for i in picks:
-        if len_toks(r := result_line(_join_kept(ls, kept+[i])), enc)<=n: kept,best = kept+[i],r
+        if i not in again and len_toks(r := result_line(_join_kept(ls, kept+[i])), enc)<=n: kept,best = kept+[i],r
     return best
 
 words = st.sampled_from(['error', 'Error:', 'FAILED', 'Traceback', 'E', 'assert', 'x', '  ', '¶', '…', '家族', '👩\u200d👧', '12345',
