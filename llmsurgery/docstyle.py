@@ -84,7 +84,7 @@ def runs_counted(ls):
 
 def doc_prep(s):
     "Result text `s` as `result_prep` makes it one line, each run of identical lines counted"
-    return ' ¶ '.join(runs_counted(result_prep(s).split(' ¶ ')))
+    return ' ¶ '.join(runs_counted(result_lines(s)))
 
 # %% ../nbs/05_docstyle.ipynb #c50deed9
 _diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
@@ -168,7 +168,7 @@ def error_result(s, max_toks, enc=None):
     "An error result within `max_toks`: whole, or its first line and diagnostic lines (each cut to a share, each once)"
     if max_toks is None: return compact_result(s, None, enc)
     n,s = max(int(max_toks), 0),clip_ends(as_text(s), 4*max_toks, '\n…\n')
-    ls = runs_counted([l for l in map(str.strip, result_prep(s).split(' ¶ ')) if l])
+    ls = runs_counted([l.strip() for l in result_lines(s)])   # its lines, not split again at a ` ¶ ` one holds
     if within_toks(r := result_line(' ¶ '.join(ls)), n, enc): return r
     ls = CutLines(ls, max(24, n//3), enc)   # a diagnostic line says what went wrong at its start
     found = list(ls.flagged())

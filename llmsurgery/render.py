@@ -6,11 +6,11 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/render.html.md"""
 
 # %% auto #0
 __all__ = ['call_renderers', 'dsl', 'compact_policy', 'turn_sep', 'tool_part', 'tool_result', 'compact_text', 'full_text',
-           'flat_lines', 'result_prep', 'compact_result', 'result_line', 'result_part', 'fence_min', 'fenced_code',
-           'bash_call', 'call_args', 'generic_call', 'compact_call', 'substantive', 'is_injected_msg', 'Renderer',
-           'compact_user_part', 'join_lines', 'compact_user', 'compact_asst_part', 'compact_asst', 'compact_tool',
-           'compact_msg', 'Budgets', 'min_budgets', 'Policy', 'Rendering', 'as_msg', 'turn_starts', 'tail_idxs',
-           'render_msg', 'was_cut', 'turns_of', 'join_turns', 'chat_stats', 'policy_chat']
+           'flat_lines', 'result_lines', 'result_prep', 'compact_result', 'result_line', 'result_part', 'fence_min',
+           'fenced_code', 'bash_call', 'call_args', 'generic_call', 'compact_call', 'substantive', 'is_injected_msg',
+           'Renderer', 'compact_user_part', 'join_lines', 'compact_user', 'compact_asst_part', 'compact_asst',
+           'compact_tool', 'compact_msg', 'Budgets', 'min_budgets', 'Policy', 'Rendering', 'as_msg', 'turn_starts',
+           'tail_idxs', 'render_msg', 'was_cut', 'turns_of', 'join_turns', 'chat_stats', 'policy_chat']
 
 # %% ../nbs/04_render.ipynb #15512a1b
 import re
@@ -52,7 +52,12 @@ def flat_lines(s):
 
 # %% ../nbs/04_render.ipynb #fb74eb52
 _state_tags = 'warn', 'note', 'system-reminder'
-def result_prep(s): return flat_lines(drop_blocks(s, _state_tags))
+
+def result_lines(s):
+    "The non-blank lines of result text `s`, its doc-state blocks and host reminders dropped"
+    return [l for l in drop_blocks(s, _state_tags).splitlines() if l.strip()]
+
+def result_prep(s): return ' ¶ '.join(result_lines(s))
 
 # %% ../nbs/04_render.ipynb #e362a602
 def compact_result(s, max_toks, enc=None):

@@ -111,7 +111,7 @@ def test_report_line_takes_the_hosts_count():
 
 # --- the error cut counts lines once and cuts only the lines it looks at: the same result as before ---
 from llmsurgery.docstyle import error_result, is_error_result
-from llmsurgery.render import compact_result, result_prep, result_line
+from llmsurgery.render import compact_result, result_lines, result_line
 from llmsurgery.toks import clip_ends, head_text
 
 _diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
@@ -134,7 +134,7 @@ def error_result_before(s, max_toks, enc=None):
     "`error_result` as it was before the speed-up: every line cut, every join counted whole; a recurring diagnostic once"
     if max_toks is None: return compact_result(s, None, enc)
     n,s = max(int(max_toks), 0),clip_ends(s, 4*max_toks, '\n…\n')
-    raw = _runs([l.strip() for l in result_prep(s).split(' ¶ ') if l.strip()])
+    raw = _runs([l.strip() for l in result_lines(s)])
     if len_toks(r := result_line(' ¶ '.join(raw)), enc)<=n: return r
     ls = [head_text(l, max(24, n//3), enc=enc) for l in raw]
     found = [i for i,l in enumerate(ls) if _diag_re.search(l)]
