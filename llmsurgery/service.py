@@ -146,7 +146,7 @@ def hook_facts(msgs, task=None, kept='', cwd=None):
     head = [f for f in fs if f[2] is None] + (given or [f for f in fs if f[2]=='task'])
     mid,last = [f for f in fs if f[2] not in (None, 'task', 'asst')],[f for f in fs if f[2]=='asst']
     req = last_request(msgs)
-    if req and req not in {task, *(f[1] for f in fs)}: mid.append(('Last user request', req, 'user'))
+    if req and req not in {f[1] for f in head+mid+last}: mid.append(('Last user request', req, 'user'))
     return [f for f in head+mid+last if f[1].strip() not in kept]
 
 # %% ../nbs/16_service.ipynb #e05798dc
