@@ -383,7 +383,7 @@ def cx_trust(hooks_file, commands, exe=None, timeout=30):
             if todo: app.call('config/batchWrite', dict(edits=[edit]))
     except (OSError, RuntimeError, TimeoutError, ValueError, KeyError, IndexError, TypeError) as e:
         return [],[f'{exe} could not trust the hooks ({e}): {cx_trust_note}']
-    if len(ours)<len(commands): return [h['key'] for h in ours],[f'{exe} did not list the hooks: {cx_trust_note}']
+    if len(ours)<len(cx_hook_events): return [h['key'] for h in ours],[f'{exe} did not list the hooks: {cx_trust_note}']
     return [h['key'] for h in ours],[f'trusted by {exe} in {codex_config()}']
 
 # %% ../nbs/14_codex.ipynb #7efef96a
