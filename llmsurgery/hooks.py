@@ -77,10 +77,9 @@ def without_ours(d, name):
     for ev,gs in d.get('hooks', {}).items():
         kept = [o for o in (_drop_ours(g, name) for g in gs) if o is not None]
         if kept or not gs: hooks[ev] = kept
-    res = dict(d)
-    if hooks or not d.get('hooks'): res.update({'hooks': hooks} if 'hooks' in d else {})
-    else: del res['hooks']
-    return res
+    if 'hooks' not in d: return d
+    gone = bool(d['hooks']) and not hooks   # ours were all it held
+    return {k:v for k,v in d.items() if k!='hooks'} if gone else d | dict(hooks=hooks)
 
 def with_ours(d, host, cmd):
     "Settings `d` with llmsurgery's hooks for `host` running `cmd`, last in their events, in place of any earlier ones"
@@ -250,12 +249,14 @@ def _state(host, inp, out, err):
     set_deadline(job_timeouts['state']*_margin)
     text = compacted_state(inp['transcript_path'], host, inp.get('cwd'), compact_command())
     if text: out.write(context_json(inp.get('hook_event_name', 'SessionStart'), text)+'\n')
+    out.flush()
     return 0
 
 def _resume(host, inp, out, err):
     "The resumable session written, the message naming `/resume` on stderr, and status 2: the host's step is blocked"
     _,msg = hook_resume(inp['transcript_path'], host, inp.get('cwd'))
     err.write(msg+'\n')
+    err.flush()
     return 2
 
 _jobs = dict(state=_state, resume=_resume)
@@ -266,20 +267,19 @@ def run_hook(name, src, out, err, log=None):
     inp = None
     try:
         set_deadline(max(job_timeouts.values())*_margin)
-        host = host_registry[name]
+        host = hook_host(name)
         inp = hook_input(src.read())
         job = host.hook_job(inp)
         return _jobs[job](host, inp, out, err) if job else 0
     except BaseException as e:   # never hurt the host: add nothing, let it go on, say why in the log
+        set_deadline(0)
         log_failure(failure_line(name, inp, e), log)
         return 0
     finally: set_deadline(0)
 
 def main():
     "`python -P -m llmsurgery.hooks HOST`: the hook of host HOST, the event's JSON on stdin; its exit status"
-    status = run_hook(sys.argv[1] if len(sys.argv)>1 else '', sys.stdin.buffer, sys.stdout, sys.stderr)
-    sys.stdout.flush()
-    return status
+    return run_hook(sys.argv[1] if len(sys.argv)>1 else '', sys.stdin.buffer, sys.stdout, sys.stderr)
 
 # %% ../nbs/17_hooks.ipynb #ab5b48bb
 if __name__=='__main__': sys.exit(main())
