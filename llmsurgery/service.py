@@ -207,4 +207,5 @@ def hook_resume(path, host, cwd=None):
     c = compact_session(path, resume=True, cwd=cwd)
     new,cmd = c.new
     sid = host.session_id(new)
-    return c,'\n'.join([*c.lines, f'wrote {new}; type /resume {sid} to continue from it (from a shell: {cmd})'])
+    said = f'llmsurgery compacted this session with no model call: type /resume {sid} to continue from it'
+    return c,'\n'.join([said, *c.lines, f'the new session: {new} (from a shell: {cmd})'])
