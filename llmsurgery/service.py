@@ -6,15 +6,15 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/service.html.md"""
 
 # %% auto #0
 __all__ = ['default_max_toks', 'given_path', 'existing_file', 'output_path', 'read_earlier', 'doc_target', 'Compaction',
-           'compact_session', 'last_request', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts',
-           'recall_line', 'compacted_state', 'hook_resume']
+           'compact_session', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts', 'recall_line',
+           'compacted_state', 'hook_resume']
 
 # %% ../nbs/16_service.ipynb #a1bb0d68
 import shlex, warnings
 from bisect import bisect_right
 from pathlib import Path
 from fastcore.utils import *
-from .render import Policy, substantive, is_injected_msg
+from .render import Policy
 from .state import state_facts
 from .document import continuation_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
@@ -132,22 +132,10 @@ def compact_session(session=None, out=None, notes='', since=None, max_toks=None,
     res.lines = warns + list(res.lines)
     return res
 
-# %% ../nbs/16_service.ipynb #3f9c74d4
-def last_request(msgs):
-    "The words of the last message the person typed in `msgs` (neither plumbing nor injected by the host), or None"
-    m = first(reversed(msgs), lambda m: m.role=='user' and substantive(m) and not is_injected_msg(m))
-    return None if m is None else '\n'.join(p.user_words() for p in m.content if p.says('user'))
-
 # %% ../nbs/16_service.ipynb #c9f24391
 def hook_facts(msgs, task=None, kept='', cwd=None):
-    "State facts of `msgs`, the part a host just compacted: the session's `task`, the last request; none `kept` holds"
-    fs = [f for f in state_facts(msgs, cwd) if f[2]!='summary']
-    given = [("Task (the session's first request)", task, 'task')] if task else []
-    head = [f for f in fs if f[2] is None] + (given or [f for f in fs if f[2]=='task'])
-    mid,last = [f for f in fs if f[2] not in (None, 'task', 'asst')],[f for f in fs if f[2]=='asst']
-    req = last_request(msgs)
-    if req and req not in {f[1] for f in head+mid+last}: mid.append(('Last user request', req, 'user'))
-    return [f for f in head+mid+last if f[1].strip() not in kept]
+    "State facts of `msgs`, the part a host just compacted, with the session's `task`: no summary, nothing `kept` holds"
+    return [f for f in state_facts(msgs, cwd, task) if f[2]!='summary' and f[1].strip() not in kept]
 
 # %% ../nbs/16_service.ipynb #e05798dc
 def cut_middle(s, n, mark=' … '):

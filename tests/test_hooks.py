@@ -50,12 +50,13 @@ def claude_work(hosts, tmp_path):
     cl, home, cwd = hosts[0], tmp_path/'home', tmp_path/'work'
     cwd.mkdir()
     commit = bash('echo "[main 1a2b3c4] COMMIT-GAMMA keep the last row"  # git commit -m x')
-    replies = [tool('TodoWrite', todos=TODOS), commit, bash('echo FAILURE-ZETA >&2; exit 3'), text('Working on it.')]
-    with AnthropicMock(replies) as s:
+    with AnthropicMock([tool('TodoWrite', todos=TODOS), commit, text('Working on it.')]) as s:
         assert run_claude(cl, home, cwd, 'TASK-ALPHA: the parser drops the last row', s, *CLAUDE_TOOLS, quick=False)[0] == 0
     src, = claude_sessions(home)
-    with AnthropicMock([text('Will do.')]) as s:
-        assert run_claude(cl, home, cwd, 'REQUEST-DELTA: and add a test', s, '--resume', src.stem)[0] == 0
+    with AnthropicMock([bash('echo FAILURE-ZETA >&2; exit 3'), text('Will do.')]) as s:   # an error since the last prompt
+        rc, out, err = run_claude(cl, home, cwd, 'REQUEST-DELTA: and add a test', s, *CLAUDE_TOOLS, '--resume', src.stem,
+                                  quick=False)
+        assert rc == 0, err
     return cl, home, cwd, src
 
 def test_claude_state_after_the_hosts_compact(claude_work):
