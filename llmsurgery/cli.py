@@ -37,6 +37,7 @@ from fastcore.script import call_parse, is_cli
 from . import __version__
 from .sessions import find_session, find_sessions, session_table
 from .service import compact_session
+from .hooks import install_hooks, uninstall_hooks
 
 # %% ../nbs/20_cli.ipynb #fb0f323e
 big_file = 4_000_000
@@ -159,6 +160,19 @@ def _main(session, kw, host=None, list_=False, run=False):
     _std_streams()
     return _list(host) if list_ else _run(session, kw, host, run)
 
+# %% ../nbs/20_cli.ipynb #4e8fca11
+def _hooks_flags(install, uninstall, others):
+    "`--install-hooks HOST` or `--uninstall-hooks HOST`: what it did printed, status 0; else one line, status 2"
+    try:
+        if (install and uninstall) or others:
+            raise ValueError('--install-hooks and --uninstall-hooks take nothing else')
+        lines = install_hooks(install) if install else uninstall_hooks(uninstall)
+    except (OSError, ValueError) as e:
+        print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
+        return 2
+    print('\n'.join(lines))
+    return 0
+
 # %% ../nbs/20_cli.ipynb #2e71bf5f
 def _usage(session, list_, run, resume, version):
     "A ValueError for flags that don't go together"
@@ -187,8 +201,12 @@ def llmsurgery_compact(
     to:str=None, # Resume in this host's store instead, claude or codex: a Claude Code session continues in Codex and a Codex thread in Claude Code
     exec:bool=False, # Resume, then run that command (`claude --resume ID` or `codex resume ID`)
     version:bool=False, # Print the version and exit
+    install_hooks:str=None, # Put llmsurgery in this host, claude or codex: state after compaction, /compact llmsurgery
+    uninstall_hooks:str=None, # Take llmsurgery's hooks out of this host, claude or codex
 ):
     "Compact an agent session into a continuation document"
+    if install_hooks or uninstall_hooks:
+        return _hooks_flags(install_hooks, uninstall_hooks, session or list or resume or exec or version)
     kw = dict(out=out, notes=notes, since=since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks,
               result_toks=result_toks, all=all, sidechains=sidechains, report=report, in_place_copy=in_place_copy,
               resume=resume or exec or bool(to), to=to)

@@ -157,9 +157,9 @@ def _find_back(buf, cut, mark, is_boundary):
     return None
 
 # %% ../nbs/12_jsonl.ipynb #f6eceb7d
-def last_boundary(f, mark, is_boundary, block=_block):
-    "Offset of the last line of binary file `f` that holds `mark` and parses to a record `is_boundary` accepts; else 0"
-    pos,carry = f.seek(0, 2),[]
+def last_boundary(f, mark, is_boundary, block=_block, end=None):
+    "Offset of the last line of binary file `f` (before offset `end`) that holds `mark` and is a boundary; else 0"
+    pos,carry = f.seek(0, 2) if end is None else end,[]
     while pos>0:
         start = max(0, pos-block)
         f.seek(start)
@@ -245,5 +245,14 @@ class Host:
         write_resume:callable, # `write_resume(session, doc, cwd=None)`: continue any host's session here
         sidechain_files:callable=None, # `sidechain_files(path)`: `{agent id: path}` of a session's sub-agent logs
         session_env:str=None, # the environment variable that names the current session in the host's tool shell
+        hooks_file:callable=None, # `hooks_file()`: the JSON file the host reads its user's hooks from
+        hook_events:dict=None, # `{event: (matcher, job)}`: the hooks llmsurgery installs, and the job each runs
+        hook_job:callable=None, # `hook_job(stdin)`: the job a hook's parsed stdin asks for: 'state', 'resume' or None
+        compacted_part:callable=None, # `compacted_part(path)`: `(LogMsgs, kept)` of the part just compacted
+        context_cap:int=None, # the most text a hook may add whole, as `context_len` counts it
+        context_len:callable=len, # `context_len(text)`: the size of `text` as the host counts it against the cap
+        trust_file:callable=None, # `trust_file()`: the file `trust` writes the host's trust of a hook into
+        trust:callable=None, # `trust(hooks_file, commands)`: `(keys, lines)`: our hooks trusted, lines for the user
+        untrust:callable=None, # `untrust(keys)`: the trust of the hooks `keys` name removed from `trust_file()`
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'

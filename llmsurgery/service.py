@@ -6,16 +6,19 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/service.html.md"""
 
 # %% auto #0
 __all__ = ['default_max_toks', 'given_path', 'existing_file', 'output_path', 'read_earlier', 'doc_target', 'Compaction',
-           'compact_session']
+           'compact_session', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts', 'recall_line',
+           'compacted_state', 'hook_resume']
 
 # %% ../nbs/16_service.ipynb #a1bb0d68
-import warnings
+import shlex, warnings
+from bisect import bisect_right
 from pathlib import Path
 from fastcore.utils import *
 from .render import Policy
+from .state import state_facts
 from .document import continuation_doc, compaction_report, report_line, report_table
 from .dialogs import compact_dialog
-from .sessions import read_session, find_session, host_named, write_resume, SessionWarning
+from .sessions import read_session, find_session, host_named, write_resume, read_head, SessionWarning
 from .files import atomic_write, read_regular
 
 # %% ../nbs/16_service.ipynb #3939fea7
@@ -128,3 +131,69 @@ def compact_session(session=None, out=None, notes='', since=None, max_toks=None,
     if out and res.text is not None: atomic_write(out, res.text+'\n')
     res.lines = warns + list(res.lines)
     return res
+
+# %% ../nbs/16_service.ipynb #c9f24391
+def hook_facts(msgs, task=None, kept='', cwd=None):
+    "State facts of `msgs`, the part a host just compacted, with the session's `task`: no summary, nothing `kept` holds"
+    return [f for f in state_facts(msgs, cwd, task) if f[2]!='summary' and f[1].strip() not in kept]
+
+# %% ../nbs/16_service.ipynb #e05798dc
+def cut_middle(s, n, mark=' … '):
+    "`s` within `n` characters: whole, or its two ends around `mark`"
+    if len(s)<=n: return s
+    if n<=len(mark): return s[:max(n, 0)]
+    h = (n-len(mark)+1)//2
+    return s[:h]+mark+s[len(s)-(n-len(mark)-h):]
+
+def water_level(sizes, room):
+    "The largest `t` such that `sizes`, each cut to at most `t`, sum to at most `room`"
+    left,n = room,len(sizes)
+    for i,x in enumerate(sorted(sizes)):
+        if x*(n-i)>left: return max(left//(n-i), 0)
+        left -= x
+    return max(sizes, default=0)
+
+# %% ../nbs/16_service.ipynb #1ce83167
+def cut_to(s, n, size=len):
+    "The longest `cut_middle` of `s` whose `size` is at most `n` (a size counts characters, bytes or other units)"
+    if size(s)<=n: return s
+    if size is len: return cut_middle(s, n)
+    return cut_middle(s, bisect_right(range(len(s)+1), n, key=lambda k: size(cut_middle(s, k)))-1)
+
+def fit_facts(facts, room, size=len):
+    "`- label: text` lines of `facts`, their texts cut in the middle to one size, so that all fit in `room` (by `size`)"
+    heads = [f'- {k}: ' for k,*_ in facts]
+    texts = ['\n  '.join(s.strip().splitlines()) for _,s,_ in facts]   # a list's lines stay lines, indented
+    t = water_level([size(s) for s in texts], room-size(''.join(heads))-len(facts))
+    return [h+cut_to(s, t, size) for h,s in zip(heads, texts)]
+
+# %% ../nbs/16_service.ipynb #515d35ca
+_state_intro = ("llmsurgery's state of the part of this session that was just compacted, read from its transcript "
+                "(the facts as they stand, where a summary may word them otherwise):")
+
+def recall_line(path, cmd='llmsurgery-compact'):
+    "One line on how to recall the details of the transcript at `path` with the command `cmd`"
+    p = shlex.quote(str(path))
+    return (f'To recall details: `{cmd} {p} --grep REGEX` lists the messages that match; '
+            f'`{cmd} {p} --show N` prints message N whole.')
+
+# %% ../nbs/16_service.ipynb #837ffd22
+def compacted_state(path, host, cwd=None, cmd='llmsurgery-compact'):
+    "The state of the part of `host`'s session at `path` that the host has just compacted, within its cap; '' if none"
+    msgs,kept = host.compacted_part(path)
+    head = read_head(path, host)
+    cwd = head.cwd if isinstance(head.cwd, str) else cwd
+    facts = hook_facts(msgs, head.task, kept, cwd)
+    if not facts: return ''
+    ends = [_state_intro, recall_line(path, cmd)]
+    lines = fit_facts(facts, host.context_cap-host.context_len('\n'.join(ends))-2, host.context_len)
+    return '\n'.join([ends[0], *lines, ends[1]]) if lines else ''
+
+# %% ../nbs/16_service.ipynb #5d620be2
+def hook_resume(path, host, cwd=None):
+    "`(Compaction, message)`: the session at `path` continued as `--resume` does, and the message naming the `/resume`"
+    c = compact_session(path, resume=True, cwd=cwd)
+    new,cmd = c.new
+    sid = host.session_id(new)
+    said = f'llmsurgery compacted this session with no model call: type /resume {sid} to continue from it'
+    return c,'\n'.join([said, *c.lines, f'the new session: {new} (from a shell: {cmd})'])
