@@ -117,10 +117,10 @@ def _cc_queue(r, res, queue):
     op = r.get('operation')
     if op=='enqueue':   # the queue holds notifications and commands too: each takes its place, prompt or not
         queue.append(m := cc_queued(r))
-        if m: res.append(m)
+        if m: res.add([m])
     elif op in ('dequeue', 'remove') and queue:
         m = queue.pop(0)
-        if m and op=='dequeue': res[:] = [o for o in res if o is not m]
+        if m and op=='dequeue': res.discard(m)
 
 # %% ../nbs/13_claude.ipynb #d2fd05ae
 cc_boundary_mark = b'compact_boundary'   # bytes every boundary line holds, for a scan from the end of the file
@@ -178,7 +178,9 @@ def _cc_msgs(r, res, names, last):
     "The messages of user or assistant record `r`, and the API message id a next record may continue"
     s = cc_summary(r)
     if s is not None: res.summary = s
-    if s is not None and res.whole: return [],last   # the history itself is read, not its summary
+    if s is not None and res.whole:   # the history itself is read; its summary is set aside
+        res.set_aside(cc_user(r, names, res))
+        return [],last
     if r['type']=='user': return _cc_user_msgs(r, res, names)
     if r['message'].get('model')=='<synthetic>': return [],last   # the host's own words, not the model's
     return _cc_asst_msgs(r, res, names, last)
@@ -192,12 +194,12 @@ def _cc_take(r, res, names, last):
     if r.get('type') not in ('user', 'assistant'): return last
     try: ms,last = _cc_msgs(r, res, names, last)
     except (KeyError, TypeError, AttributeError): res.drop(bad_record)
-    else: res.extend(ms)
+    else: res.add(ms)
     return last
 
-def read_claude(lines, all=False, sidechains=False):
-    "Canonical `Msg`s from the lines of a Claude Code session: only what follows the last compaction, unless `all`"
-    res,names,last,queue = LogMsgs(host='Claude Code', fmt='claude', whole=all),{},None,[]
+def read_claude(lines, all=False, sidechains=False, start=1):
+    "Canonical `Msg`s from a Claude Code session's lines, numbered from `start`: after its last compaction, or `all`"
+    res,names,last,queue = LogMsgs(host='Claude Code', fmt='claude', whole=all, start=start),{},None,[]
     for r in records(lines, res):
         if r.get('type')=='queue-operation': _cc_queue(r, res, queue)
         elif sidechains or cc_own(r): last = _cc_take(r, res, names, last)
@@ -318,8 +320,10 @@ def cc_hook_job(inp):
 def cc_compacted_part(path):
     "`(LogMsgs, '')` of the part of the session at `path` Claude Code has just compacted: from its last boundary on"
     with open(path, 'rb') as f:
-        f.seek(last_boundary(f, cc_boundary_mark, cc_boundary))
-        return read_claude(f),''
+        at = last_boundary(f, cc_boundary_mark, cc_boundary)
+        start = 1+lines_before(f, at)   # its messages numbered as every read numbers them
+        f.seek(at)
+        return read_claude(f, start=start),''
 
 # %% ../nbs/13_claude.ipynb #8f6361c1
 cc_context_cap = 10_000   # characters of a hook's additionalContext that reach the model whole

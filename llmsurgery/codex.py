@@ -131,11 +131,13 @@ def cx_context_toks(p):
 
 # %% ../nbs/14_codex.ipynb #cefccfd2
 def _cx_compacted(p, res):
-    "A `compacted` record's payload `p`: its summary is noted, and opens what follows unless the whole log is read"
+    "A `compacted` record's payload `p`: its summary is noted, and opens what follows (set aside when read whole)"
     res.summary = p.get('message') if isinstance(p, dict) else None
     res.at_boundary()
     s = res.summary
-    if not res.whole and isinstance(s, str) and s.strip(): res.append(Msg('user', [Text(s)]))
+    if not (isinstance(s, str) and s.strip()): return
+    if res.whole: res.set_aside([Msg('user', [Text(s)])])
+    else: res.add([Msg('user', [Text(s)])])
 
 def _cx_context(t, p, res):
     "Note a `session_meta` or `turn_context` payload `p`: the first directory, and the thread's own `session_meta`"
@@ -143,14 +145,15 @@ def _cx_context(t, p, res):
     if t=='session_meta' and not res.meta: res.meta = p
 
 def _cx_item(f, p, res, names):
-    "The message handler `f` makes of response item `p` joins `res` (an assistant's joins the one before it)"
+    "The message `f` makes of item `p` joins `res`; an assistant's joins the one before it, not across a compaction"
     try: m = f(p, names, res) if f is cx_message else f(p, names)   # a message counts its badly typed items itself
     except (KeyError, TypeError, AttributeError):
         res.drop(bad_record)
         return
     if not m: return
-    if m.role=='assistant' and res and res[-1].role=='assistant': res[-1].content += m.content
-    else: res.append(m)
+    joins = m.role=='assistant' and res and res[-1].role=='assistant' and res.nums[-1]>res.boundary
+    if joins: res[-1].content += m.content
+    else: res.add([m])
 
 def _cx_take(r, res, names):
     "Read record `r` of a rollout into `res`"
@@ -161,9 +164,9 @@ def _cx_take(r, res, names):
     elif t in ('session_meta', 'turn_context'): _cx_context(t, p, res)
     elif t=='response_item' and (f := cx_items.get(str(p.get('type')))): _cx_item(f, p, res, names)
 
-def read_codex(lines, all=False, sidechains=False):
-    "Canonical `Msg`s from a Codex rollout's lines: only what follows the last compaction, unless `all` (no sidechains)"
-    res,names = LogMsgs(host='Codex', fmt='codex', whole=all),{}
+def read_codex(lines, all=False, sidechains=False, start=1):
+    "Canonical `Msg`s from a Codex rollout's lines (numbered from `start`): what follows its last compaction, or `all`"
+    res,names = LogMsgs(host='Codex', fmt='codex', whole=all, start=start),{}
     for r in records(lines, res): _cx_take(r, res, names)
     return res
 
@@ -308,10 +311,11 @@ def cx_compacted_part(path):
     with open(path, 'rb') as f:
         end = last_boundary(f, cx_boundary_mark, cx_boundary)
         start = last_boundary(f, cx_boundary_mark, cx_boundary, end=end) if end else 0
+        line = 1+lines_before(f, start)   # its messages numbered as every read numbers them
         f.seek(start)
         part = f.read(end-start) if end else f.read()
         kept = f.readline() if end else b''
-    return read_codex(part.splitlines()),cx_kept_text(kept)
+    return read_codex(part.splitlines(), start=line),cx_kept_text(kept)
 
 # %% ../nbs/14_codex.ipynb #25928bca
 cx_context_cap = 10_000   # bytes of a hook's additionalContext that reach the model whole (2,500 tokens of 4 bytes)

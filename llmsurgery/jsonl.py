@@ -6,8 +6,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix_surrogates', 'SessionWarning', 'record_fmt',
-           'records', 'try_block', 'dropped_text', 'last_boundary', 'err_text', 'media_tag', 'media_part', 'jsonl',
-           'timestamp_now', 'last_time', 'run_dir', 'Host']
+           'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'err_text', 'media_tag',
+           'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
 import json, os, re, warnings
@@ -23,11 +23,12 @@ bad_block,bad_record = 'badly typed block(s)','malformed record(s)'
 
 class LogMsgs(list):
     "The canonical `Msg`s read from a host's log (`whole`, or from its last compaction on), and what the read noted"
-    bad_lines,summary,cwd,_last,_peak = 0,None,None,None,0
+    bad_lines,summary,cwd,boundary,_last,_peak = 0,None,None,0,None,0
 
-    def __init__(self, msgs=(), host=None, fmt=None, whole=False):
+    def __init__(self, msgs=(), host=None, fmt=None, whole=False, start=1):
         super().__init__(msgs)
         self.host,self.fmt,self.whole,self.meta,self.agents,self._dropped = host,fmt,whole,{},{},{}
+        self.line,self.nums,self.aside = start-1,[None]*len(self),[]   # the line last read; numbers; set aside
 
     def drop(self, why, n=1):
         "Count `n` records (or blocks) skipped for reason `why`"
@@ -41,6 +42,27 @@ class LogMsgs(list):
         n = self.bad_lines-sum(d.values())
         return d | {bad_record: n} if n>0 else d
 
+# %% ../nbs/12_jsonl.ipynb #3104ed33
+@patch
+def add(self:LogMsgs, ms):
+    "Append messages `ms`, made from the line just read: each numbered by it"
+    self.extend(ms)
+    self.nums += [self.line]*len(ms)
+
+@patch
+def discard(self:LogMsgs, m):
+    "Remove message `m` (this very object, not an equal one) and its number, if it is here"
+    i = first(i for i,o in enumerate(self) if o is m)
+    if i is None: return
+    del self[i]
+    del self.nums[i]
+
+# %% ../nbs/12_jsonl.ipynb #18868031
+@patch
+def set_aside(self:LogMsgs, ms):
+    "Keep messages `ms` of the line just read out of the conversation, in `aside` as `(number, message)`"
+    self.aside += [(self.line, m) for m in ms]
+
 # %% ../nbs/12_jsonl.ipynb #2cf14c48
 @patch
 def note_toks(self:LogMsgs, n):
@@ -49,9 +71,11 @@ def note_toks(self:LogMsgs, n):
 
 @patch
 def at_boundary(self:LogMsgs):
-    "A host compaction: unless the whole log is read, what came before is dropped, its counts too"
+    "A host compaction at the line just read (`boundary`): unless the log is read whole, what came before is dropped"
+    self.boundary = self.line
     if not self.whole:
         self.clear()
+        self.nums.clear()
         self._peak = 0
     self._last = None
 
@@ -69,11 +93,12 @@ def task(self:LogMsgs):
 # %% ../nbs/12_jsonl.ipynb #0905ff64
 @patch
 def add_agent(self:LogMsgs, agent, msgs):
-    "Put sub-agent `agent`'s `msgs` (a `LogMsgs`) before the result of the call that started it; False if that is gone"
+    "Put sub-agent `agent`'s `msgs` (a `LogMsgs`), unnumbered, before the result of the call that started it; or False"
     cid = self.agents.get(agent)
     at = first(i for i,m in enumerate(self) if m.role=='tool' and any(p.id==cid for p in m.content)) if cid else None
     if at is None: return False
     self[at:at] = msgs
+    self.nums[at:at] = [None]*len(msgs)   # another file's lines
     for why,n in msgs.dropped.items(): self.drop(why, n)
     return True
 
@@ -119,6 +144,7 @@ def _parse(ln):
 def records(lines, st):
     "JSON objects parsed from `lines` (str or bytes); torn lines and another format's records are counted in `st`"
     for ln in lines:
+        st.line += 1   # every line has its number, a blank one too
         if not ln or ln.isspace(): continue   # not `strip`: a line of megabytes is not copied
         r = _parse(ln)
         if not isinstance(r, dict): st.drop(torn_line)
@@ -174,6 +200,18 @@ def last_boundary(f, mark, is_boundary, block=_block, end=None):
         if (s := _find_back(buf, cut, mark, is_boundary)) is not None: return start+s
         pos,carry = start,[b[:cut]]
     return 0
+
+# %% ../nbs/12_jsonl.ipynb #328e5fa5
+_count_block = 1<<16   # under the malloc mmap threshold the CLI fixes: each block reuses memory, no page faults
+
+def lines_before(f, offset, block=_count_block):
+    "How many lines of binary file `f` end before byte `offset`: the newlines there, counted a block at a time"
+    f.seek(0)
+    n = 0
+    while offset>0 and (b := f.read(min(block, offset))):
+        n += b.count(b'\n')
+        offset -= len(b)
+    return n
 
 # %% ../nbs/12_jsonl.ipynb #f4427ad9
 def err_text(s):
@@ -235,7 +273,7 @@ class Host:
     def __init__(self,
         name:str, # the format `sessions.detect_format` names, and what `--host` takes: 'claude'
         label:str, # the host's name for people: 'Claude Code'
-        read:callable, # `read(lines, all=False, sidechains=False)`: the `LogMsgs` of a log's lines
+        read:callable, # `read(lines, all=False, sidechains=False, start=1)`: the `LogMsgs` of lines, the first `start`
         mark:bytes, # bytes every compaction boundary's line holds, for the scan from the end of a file
         is_boundary:callable, # `is_boundary(record)`: is this parsed record a host compaction boundary?
         home:callable, # `home()`: the folder of the host's store
