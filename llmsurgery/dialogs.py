@@ -7,8 +7,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/dialogs.html.md"""
 # %% auto #0
 __all__ = ['DlgBudgets', 'dlg_top', 'dlg_keep', 'dlg_max', 'CopyStats', 'media_marks', 'render_reply', 'compact_reply',
            'split_prompts', 'reads_dialog', 'data_text', 'output_text', 'error_text', 'render_code', 'compact_code',
-           'shown', 'dlg_turns', 'dlg2compact', 'dlg_floors', 'knob_budgets', 'DlgFit', 'fit_dialog', 'cell_spans',
-           'prompt_cell', 'compact_ipynb', 'dialog_stats', 'doc_line', 'copy_line', 'compact_dialog']
+           'dlg_msg', 'shown', 'dlg_turns', 'dlg2compact', 'dlg_floors', 'knob_budgets', 'DlgFit', 'fit_dialog',
+           'cell_spans', 'prompt_cell', 'compact_ipynb', 'dialog_stats', 'doc_line', 'copy_line', 'compact_dialog']
 
 # %% ../nbs/09_dialogs.ipynb #3b7c9c07
 import json, re
@@ -138,6 +138,11 @@ def _dlg_msg(m, b, enc=None):
     said = lambda n: compact_text(media_marks(q), '§', n, enc) if q.strip() else ''
     if m.msg_type!=sprompt and r is None: return said(b.cell_toks)
     return join_lines([said(b.user_toks), render_reply(r, b.asst_toks, b.call_toks, b.result_toks, enc, mark='»')])
+
+# %% ../nbs/09_dialogs.ipynb #40f62927
+def dlg_msg(m, enc=None):
+    "Dialog message `m` whole: as the flat document shows it, with no budgets"
+    return _dlg_msg(m, DlgBudgets(None, None, None, None, None), enc)
 
 # %% ../nbs/09_dialogs.ipynb #60c1152a
 def shown(dlg):
