@@ -36,7 +36,7 @@ from fastcore.utils import *
 from fastcore.script import call_parse, is_cli
 from . import __version__
 from .sessions import find_session, find_sessions, session_table
-from .service import compact_session
+from .service import compact_session, show_session, grep_session, cli_terms
 from .hooks import install_hooks, uninstall_hooks
 
 # %% ../nbs/20_cli.ipynb #fb0f323e
@@ -119,14 +119,9 @@ def _compact(session, kw, host=None):
         if bar: bar.close()
 
 # %% ../nbs/20_cli.ipynb #84e4071c
-def _run(session, kw, host=None, run=False):
-    "The command's work: the document printed or written (or a new session to resume), the report on stderr; the status"
-    try:
-        if sys.stdout is None and not (kw['out'] or kw['in_place_copy']): raise ValueError('stdout is closed: name a file with --out')
-        c = _compact(session, kw, host)
-        if c.text is not None and not (kw['out'] or c.new): _print_doc(c.text)
-        print('\n'.join(c.lines), file=sys.stderr)
-        if c.new: _continue(*c.new, run)
+def _guarded(work):
+    "The status of `work()`, the command's work; Ctrl-C, a closed pipe and every error end it with one line instead"
+    try: return work()
     except KeyboardInterrupt as e:   # one line, the status a shell expects, and no partial file
         sig = e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT
         print(f'llmsurgery-compact: interrupted by {signal.Signals(sig).name}', file=sys.stderr)
@@ -137,7 +132,30 @@ def _run(session, kw, host=None, run=False):
     except (OSError, ValueError, UnicodeError, RuntimeError) as e:
         print(f'llmsurgery-compact: error: {cli_words(str(e))}', file=sys.stderr)
         return 2
+
+def _document(session, kw, host=None, run=False):
+    "The document printed or written (or a new session to resume), the report on stderr; status 0"
+    if sys.stdout is None and not (kw['out'] or kw['in_place_copy']):
+        raise ValueError('stdout is closed: name a file with --out')
+    c = _compact(session, kw, host)
+    if c.text is not None and not (kw['out'] or c.new): _print_doc(c.text)
+    print('\n'.join(c.lines), file=sys.stderr)
+    if c.new: _continue(*c.new, run)
     return 0
+
+def _run(session, kw, host=None, run=False):
+    "The command's work: the document printed or written (or a new session to resume), the report on stderr; the status"
+    return _guarded(lambda: _document(session, kw, host, run))
+
+# %% ../nbs/20_cli.ipynb #ea3311a8
+def _recall(session, show=None, grep=None, max_toks=None, host=None):
+    "What `--show` or `--grep` finds, on stdout; what the reader skipped on stderr; status 1 when nothing matched"
+    path = find_session(session, host=host)
+    if grep is None: r = show_session(path, show, max_toks, terms=cli_terms)
+    else: r = grep_session(path, grep, max_toks, terms=cli_terms)
+    if r.lines: print('\n'.join(r.lines), file=sys.stderr)
+    if r.text: _print_doc(r.text)
+    return 0 if r.found else 1
 
 # %% ../nbs/20_cli.ipynb #6428ef97
 _list_n = 20   # `--list` shows the newest 20 sessions
@@ -153,12 +171,14 @@ def _list(host=None):
     return 0
 
 # %% ../nbs/20_cli.ipynb #eeb3c8d0
-def _main(session, kw, host=None, list_=False, run=False):
-    "The command line: Ctrl-C and SIGTERM handled, the standard streams made safe, then the list or the job; the status"
+def _main(session, kw, host=None, list_=False, run=False, recall=None):
+    "The command line: Ctrl-C and SIGTERM handled, the standard streams made safe, then the list, recall or the job"
     for s in _stop_signals:
         if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, _on_signal)
     _std_streams()
-    return _list(host) if list_ else _run(session, kw, host, run)
+    if list_: return _list(host)
+    if recall: return _guarded(lambda: _recall(session, *recall, kw.get('max_toks'), host))
+    return _run(session, kw, host, run)
 
 # %% ../nbs/20_cli.ipynb #4e8fca11
 def _hooks_flags(install, uninstall, others):
@@ -179,13 +199,21 @@ def _usage(session, list_, run, resume, version):
     if list_ and (session or run or resume): raise ValueError("--list takes no session, --resume, --to or --exec: it lists this directory's sessions")
     if version and (session or list_ or run or resume): raise ValueError('--version takes nothing else')
 
+def _recall_usage(recall, list_, version, kw):
+    "A ValueError for flags `--show` and `--grep` (`recall`, their values) don't take"
+    show,grep = recall
+    if show is not None and grep is not None: raise ValueError('--show and --grep exclude each other: give one')
+    given = [k for k,v in kw.items() if v and k!='max_toks'] + ['list']*list_ + ['version']*version
+    if given: raise ValueError(f"--{'show' if grep is None else 'grep'} takes a session, --max-tokens and --host, "
+                               f"not --{given[0].replace('_', '-')}")
+
 @call_parse(pos=['session'])
 def llmsurgery_compact(
     session:str=None, # A session file (Claude Code or Codex JSONL, aidialog .ipynb), or a session id or its unique start; default: the agent's own (in its shell), else this directory's newest
     out:str=None, # Write the document here instead of to stdout
     notes:str='', # Notes for the continuation, added to the document
     since:str=None, # An earlier document of this session: keep its body verbatim, compact only what came after
-    max_tokens:str=None, # Fit the whole document within this many o200k tokens, such as 30000 or 30k; 0: no bound (default: 40k when larger)
+    max_tokens:str=None, # Fit the whole document within this many o200k tokens, such as 30000 or 30k; 0: no bound (default: 40k when larger); with --show or --grep, bound what they print (default: 30,000 bytes)
     last_n:int=None, # How many final messages to keep whole (default 5)
     user_toks:int=None, # Budget for a user message (default 2000)
     asst_toks:int=None, # Budget for assistant prose (default 150)
@@ -203,6 +231,8 @@ def llmsurgery_compact(
     version:bool=False, # Print the version and exit
     install_hooks:str=None, # Put llmsurgery in this host, claude or codex: state after compaction, /compact llmsurgery
     uninstall_hooks:str=None, # Take llmsurgery's hooks out of this host, claude or codex
+    show:str=None, # Print message N of the transcript whole, or messages N-M (a dialog's: ids), each led by #N, instead
+    grep:str=None, # Print each line of the transcript's messages a regular expression matches, as `#N: line`, instead
 ):
     "Compact an agent session into a continuation document"
     if install_hooks or uninstall_hooks:
@@ -210,19 +240,28 @@ def llmsurgery_compact(
     kw = dict(out=out, notes=notes, since=since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks,
               result_toks=result_toks, all=all, sidechains=sidechains, report=report, in_place_copy=in_place_copy,
               resume=resume or exec or bool(to), to=to)
+    recall = (show, grep) if show is not None or grep is not None else None
     if not is_cli(llmsurgery_compact):
         if list: return find_sessions(host=host)
+        if recall: return _recall_text(session, recall, max_tokens, host)
         return compact_session(find_session(session, host=host), max_toks=max_tokens and tokens(max_tokens), **kw).text
-    return _cli(session, kw, max_tokens, host, list, exec, version)
+    return _cli(session, kw, max_tokens, host, list, exec, version, recall)
 
 # %% ../nbs/20_cli.ipynb #5e1f0c2a
-def _cli(session, kw, max_tokens, host, list_, run, version):
-    "The command line's run: its usage checked, then the version, the list or the job; the exit status"
+def _recall_text(session, recall, max_tokens, host):
+    "What `--show` or `--grep` (`recall`, their values) prints, called from Python"
+    show,grep = recall
+    n,path = None if max_tokens is None else tokens(max_tokens),find_session(session, host=host)
+    return (show_session(path, show, n) if grep is None else grep_session(path, grep, n)).text
+
+def _cli(session, kw, max_tokens, host, list_, run, version, recall=None):
+    "The command line's run: its usage checked, then the version, the list, recall or the job; the exit status"
     try:
+        if recall: _recall_usage(recall, list_, version, kw)
         _usage(session, list_, run, kw['resume'], version)
         kw['max_toks'] = None if max_tokens is None else tokens(max_tokens)
     except ValueError as e:
         print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
         return 2
     if version: return print(f'llmsurgery-compact {__version__}')
-    return _main(session, kw, host, list_, run)
+    return _main(session, kw, host, list_, run, recall)
