@@ -209,17 +209,27 @@ def is_stub(s):
 # %% ../nbs/05_docstyle.ipynb #f20b4d8a
 class DocStyle(Renderer):
     "A document's renderer: paths relative to `cwd`, a `𝍁` result over `whole_cap` tokens cut, stubs left out"
-    def __init__(self, cwd=None, whole_cap=None, origin=None):
+    def __init__(self, cwd=None, whole_cap=None, origin=None, nums=None):
         self.cwd = cwd.rstrip('/') if isinstance(cwd, str) and cwd.strip('/') else None
-        self.whole_cap,self.origin = whole_cap,origin   # origin: the log index of each message rendered
+        self.whole_cap,self.origin,self.nums = whole_cap,origin,nums   # of each message rendered: log index, number
     def call(self, p, max_toks, enc=None): return doc_call(p, max_toks, self.cwd, enc)
     def result(self, p, max_toks, enc=None):
         r = doc_result(p, max_toks, self.whole_cap, enc)
         return '' if is_stub(r) else r
     def opens_turn(self, m): return super().opens_turn(m) and not is_injected_msg(m)
+    def turn_head(self, i):
+        n = self.nums[i] if self.nums else None
+        return '***' if n is None else f'*** #{n}'
+    def span(self, k):
+        "`#A–#B`: the numbers the first `k` messages cover, up to the next one's; None if they have none"
+        ns,nxt = [n for n in (self.nums or [])[:k] if n is not None],(self.nums or [])[k:k+1]
+        if not ns: return None
+        b = nxt[0]-1 if nxt and nxt[0] is not None and nxt[0]>max(ns) else max(ns)
+        return f'#{min(ns)}' + (f'–#{b}' if b>min(ns) else '')
     def dropped(self, turns, msgs):
         n = msgs if self.origin is None else len(set(self.origin[:msgs]) - set(self.origin[msgs:]))
-        return super().dropped(turns, n) if turns else f'… {n} earlier message{"s"*(n!=1)} left out …'
+        said = super().dropped(turns, n) if turns else f'… {n} earlier message{"s"*(n!=1)} left out …'
+        return said if (span := self.span(msgs)) is None else f'{said[:-2]}: {span} …'
 
 # %% ../nbs/05_docstyle.ipynb #87114efa
 def _claims(msgs):

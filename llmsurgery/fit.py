@@ -50,11 +50,6 @@ def _state_budgets(knob, pol, floors):
     x = min(max((knob-knob_least)/_state_steps, 0), 1)
     return Budgets(*(round(floors[k]+(pol[k]-floors[k])*x) for k in Budgets._fields))
 
-# %% ../nbs/06_fit.ipynb #908e889f
-def _dropped_line(msgs, start, r=dsl):
-    "The marker for the first `start` messages of `msgs` left out, in renderer `r`'s words (turns as `r` opens them)"
-    return r.dropped(sum(i<start for i in turn_starts(msgs, r)), start)
-
 # %% ../nbs/06_fit.ipynb #55df5e99
 tail_share = 1/4   # the last messages kept whole take at most this share of the target; the biggest leave first
 
@@ -91,8 +86,7 @@ class _Fitter:
     def render(self, knob, start=0):
         "`(doc, texts)`: the wrapped rendering from message `start` on, and the text of each message"
         texts = self._msgs(self._jobs(knob, start))
-        body = join_turns(self.msgs[start:], texts, self.r)
-        if start: body = _dropped_line(self.msgs, start, self.r)+(turn_sep+body if body else '')
+        body = join_turns(self.msgs, texts, self.r, start)
         return self.wrap(body, _state_budgets(knob, self.pol, self.floors)), texts
     def _jobs(self, knob, start):
         "`(i, Budgets)` of each message from `start` on at `knob`: a tail message's budgets or its class's"
@@ -118,7 +112,8 @@ class _Fitter:
         for s in self.newest:   # each twice as many turns back as the last
             if len(self.msgs)-s > len(self.msgs)//_look_back: return False
             texts = self._msgs(self._jobs(knob, s))
-            if texts[0] and inner_toks(join_turns(self.msgs[s:], texts, self.r), self.enc)>n: return True
+            newest = turn_text(self.msgs, texts, self.r, s).removeprefix('***\n\n')   # as the whole rendering has it
+            if texts[0] and inner_toks(newest, self.enc)>n: return True
         return False
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"

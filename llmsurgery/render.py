@@ -10,7 +10,8 @@ __all__ = ['call_renderers', 'dsl', 'compact_policy', 'turn_sep', 'tool_part', '
            'fenced_code', 'bash_call', 'call_args', 'generic_call', 'compact_call', 'substantive', 'is_injected_msg',
            'Renderer', 'compact_user_part', 'join_lines', 'compact_user', 'compact_asst_part', 'compact_asst',
            'compact_tool', 'compact_msg', 'Budgets', 'min_budgets', 'Policy', 'Rendering', 'as_msg', 'turn_starts',
-           'tail_idxs', 'render_msg', 'was_cut', 'turns_of', 'join_turns', 'chat_stats', 'policy_chat']
+           'tail_idxs', 'render_msg', 'was_cut', 'turn_groups', 'turns_of', 'turn_text', 'join_turns', 'chat_stats',
+           'policy_chat']
 
 # %% ../nbs/04_render.ipynb #15512a1b
 import re
@@ -174,6 +175,9 @@ class Renderer:
     def opens_turn(self, m):
         "Does message `m` open a user-led turn? Every user message with something to say does"
         return m.role=='user' and substantive(m)
+    def turn_head(self, i):
+        "The line that opens a turn whose first message is message `i`"
+        return '***'
     def dropped(self, turns, msgs):
         "The line that stands for the first `msgs` messages, `turns` turns, left out of a fitted rendering"
         return f'… {turns} earlier turn{"s"*(turns!=1)} ({msgs} message{"s"*(msgs!=1)}) left out …'
@@ -369,20 +373,30 @@ def was_cut(m, text, r=dsl, enc=None):
     return text != render_msg(m, Budgets.unlimited(), r, enc)
 
 # %% ../nbs/04_render.ipynb #7dd859d4
-def turns_of(msgs, texts, r=dsl):
-    "Rendered `texts` of `msgs` grouped into user-led turns (which `r` opens), each as one string"
+def turn_groups(msgs, texts, r=dsl):
+    "Rendered `texts` of `msgs` grouped into user-led turns (which `r` opens): `(index it starts at, texts)` each"
     starts,turns = set(turn_starts(msgs, r)),[]
     for i,t in enumerate(texts):
         if not t: continue
-        if i in starts or not turns: turns.append([])
-        turns[-1].append(t)
-    return ['\n'.join(t) for t in turns]
+        if i in starts or not turns: turns.append((i if i in starts else 0, []))   # a turn the texts start inside: 0
+        turns[-1][1].append(t)
+    return turns
+
+def turns_of(msgs, texts, r=dsl):
+    "Rendered `texts` of `msgs` grouped into user-led turns, each as one string"
+    return ['\n'.join(ts) for _,ts in turn_groups(msgs, texts, r)]
 
 # %% ../nbs/04_render.ipynb #2ee8859f
 turn_sep = '\n\n***\n\n'
-def join_turns(msgs, texts, r=dsl):
-    "Rendered `texts` of `msgs` as user-led turns joined by `***`"
-    return turn_sep.join(turns_of(msgs, texts, r))
+def turn_text(msgs, texts, r=dsl, start=0):
+    "Rendered `texts` of `msgs[start:]` as user-led turns, each after the `***` line `r` opens it with"
+    return '\n\n'.join(f'{r.turn_head(start+i)}\n\n'+'\n'.join(ts) for i,ts in turn_groups(msgs[start:], texts, r))
+
+def join_turns(msgs, texts, r=dsl, start=0):
+    "`turn_text` after a line for the first `start` messages left out; a first `***` that says no more goes"
+    body = turn_text(msgs, texts, r, start)
+    if not start: return body.removeprefix('***\n\n')
+    return r.dropped(sum(i<start for i in turn_starts(msgs, r)), start) + ('\n\n'+body if body else '')
 
 # %% ../nbs/04_render.ipynb #fed3067b
 def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None):

@@ -101,7 +101,7 @@ def _report_lines(doc, r, table):
 # %% ../nbs/16_service.ipynb #641c0e88
 def _transcript_job(s, path, doc_kw, table, resume, cwd, to=None):
     "The job on a transcript: its continuation document (`doc_kw` for `continuation_doc`), maybe a new session"
-    doc = continuation_doc(s.msgs, str(path.resolve()), cwd=s.cwd, task=s.task, **doc_kw)
+    doc = continuation_doc(s.msgs, str(path.resolve()), cwd=s.cwd, task=s.task, nums=s.nums, **doc_kw)
     r = compaction_report(doc, exact=table, host_toks=s.host_toks, host=s.host)
     new = write_resume(s, doc.text, cwd, to) if resume or to else None
     return Compaction(doc.text, _report_lines(doc, r, table), r, new)
@@ -343,7 +343,7 @@ _state_intro = ("llmsurgery's state of the part of this session that was just co
 def recall_line(path, cmd='llmsurgery-compact'):
     "One line on how to recall the details of the transcript at `path` with the command `cmd`"
     p = shlex.quote(str(path))
-    return (f'To recall details: `{cmd} {p} --grep REGEX` lists the messages that match; '
+    return (f'To recall details: `{cmd} {p} --grep REGEX` lists the lines that match, each after its message\'s number; '
             f'`{cmd} {p} --show N` prints message N whole.')
 
 # %% ../nbs/16_service.ipynb #837ffd22

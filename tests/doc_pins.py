@@ -33,7 +33,8 @@ def documents(path):
             s = read_session(path, all=all_)
         for mt in (None, 900, 6000):
             for name,pol in policies.items():
-                doc = continuation_doc(s.msgs, path.name, max_toks=mt, cwd=s.cwd, task=getattr(s, 'task', None), **pol)
+                doc = continuation_doc(s.msgs, path.name, max_toks=mt, cwd=s.cwd, task=getattr(s, 'task', None),
+                                       nums=s.nums, **pol)
                 r = compaction_report(doc, host_toks=s.host_toks, host=s.host)
                 res[f'all={all_} max_toks={mt} {name}'] = sha(doc.text + '\n' + report_line(r))
     return res

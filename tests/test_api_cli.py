@@ -19,7 +19,7 @@ def cli_doc(tmp_path, *args):
 
 def api_doc(path, **kw):
     s = read_session(path, warn=False)
-    return compact_doc(s.msgs, str(Path(path).resolve()), cwd=s.cwd, task=s.task, **kw)   # as the CLI passes them
+    return compact_doc(s.msgs, str(Path(path).resolve()), cwd=s.cwd, task=s.task, nums=s.nums, **kw)   # as the CLI passes them
 
 @pytest.fixture
 def session(tmp_path):

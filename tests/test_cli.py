@@ -136,7 +136,9 @@ def big(tmp_path_factory):
         if p.poll() is not None: break
         used = max(used, cpu_secs(p.pid) or 0)
         time.sleep(0.01)
-    _,err = p.communicate(timeout=60)
+    try: _,err = p.communicate(timeout=60)
+    finally:   # a run that hangs is not left running
+        if p.poll() is None: p.kill(); p.wait()
     assert p.returncode == 0 and (d/'doc.md').stat().st_size > 0 and used > 0, err
     return d/'big.jsonl', used
 

@@ -450,11 +450,16 @@ def doc_turns_of(msgs):
     "Where turns start in a document: injected user records (here, skill texts) join the turn they interrupt"
     return [i for i in turns_of(msgs) if not msgs[i].content[0].text.startswith(('Base directory for this skill:', '[Request interrupted'))]
 
-def doc_floor(msgs):
-    "The least document: the state section at the floors, every turn left out"
+def doc_floor(msgs, nums=None):
+    "The least document: the state section at the floors, every turn left out (numbered `nums`: their numbers said)"
     nt, nm = len(doc_turns_of(msgs)), len(msgs)
     marker = f'… {nt} earlier turn{"s"*(nt!=1)} ({nm} message{"s"*(nm!=1)}) left out …'
-    return compact_content(marker, '/s.jsonl', 'Resume here.', covers_clause(msgs), render_state(state_facts(msgs), FLOOR_BUDGETS))
+    if nums: marker = marker[:-2] + f': #{nums[0]}' + f'–#{nums[-1]}'*(len(nums)>1) + ' …'
+    state = render_state(state_facts(msgs), FLOOR_BUDGETS)
+    return compact_content(marker, '/s.jsonl', 'Resume here.', covers_clause(msgs), state, bool(nums))
+
+def some_nums(msgs): return list(range(1001, 1001+3*len(msgs), 3))   # transcript lines, four digits: as a real one's
+numbered_fit = lambda msgs, n: compact_doc(msgs, '/s.jsonl', notes='Resume here.', max_toks=n, nums=some_nums(msgs))
 
 @scaled(40)
 @given(sessions())
@@ -467,6 +472,15 @@ def test_fit_chat_within_target(msgs):
 def test_fit_doc_within_target(msgs):
     "Fitting: compact_doc(max_toks=N) (legend, notes and skill list included) is within N, or says 'too small' only below the all-dropped document"
     assert fits(doc_fit, msgs, doc_floor(msgs))
+
+@scaled(25)
+@given(sessions())
+def test_numbered_doc_within_target(msgs):
+    "Fitting: a document whose turns are numbered (`nums`) is within N too, or says 'too small' only below its floor"
+    docs = fits(numbered_fit, msgs, doc_floor(msgs, some_nums(msgs)))
+    for d in docs.values():   # the first turn kept opens with its number; or the line for those left out says theirs
+        conv = d.partition('## Conversation\n\n')[2]
+        assert conv.startswith('*** #1') or re.match(r'… [^\n]*: #\d+(–#\d+)? …(\n\n\*\*\* #|\n\n## )', conv), conv[:80]
 
 def user_fate(body, text):
     "'whole' if `body` holds user `text` rendered whole, 'cut' if a head (with its tag) and a tail around ' … ', else None"

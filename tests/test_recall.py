@@ -19,6 +19,7 @@ from llmsurgery.dialogs import shown, dlg_msg
 from llmsurgery.service import (compact_session, show_session, grep_session, recall_items, pick, show_blocks, bounded,
                                 Bound, show_bytes)
 from llmsurgery.skill import recall
+from llmsurgery.toks import len_toks
 
 ROOT = Path(__file__).resolve().parent.parent
 EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
@@ -65,6 +66,81 @@ def test_number_is_the_record_line(path):
         r = json.loads(lines[n-1])
         role = 'user' if m.role=='tool' else m.role
         assert r.get('type') == role or r.get('operation') == 'enqueue', (n, m.role, r.get('type'))
+
+# ---------------------------------------------------------------- numbers in the document
+
+_head_re = re.compile(r'^\*\*\* #(\d+)(?: \(after the earlier document\))?$', re.M)
+
+def conversation(doc):
+    "The conversation section of document `doc`"
+    return doc.partition('\n\n## Conversation\n\n')[2].rpartition('\n\n## Transcript\n\n')[0]
+
+def doc_turns(doc):
+    "`[(N, the turn's first line)]` of each turn the conversation of `doc` numbers, and the left-out line if any"
+    pieces = re.split(r'\n\n(?=\*\*\*)', conversation(doc))
+    left = pieces.pop(0) if pieces[0].startswith('… ') else None
+    assert all(_head_re.match(p) for p in pieces), [p[:40] for p in pieces if not _head_re.match(p)]
+    return [(int(_head_re.match(p)[1]), p.split('\n\n', 1)[1].split('\n')[0]) for p in pieces],left
+
+def said(line):
+    "The words a user or assistant line of a document opens with, up to any cut: what its message says first"
+    return re.split(r' … | [§»]$', line[2:])[0][:40] if line[:2] in ('§ ', '» ') else None
+
+@pytest.mark.parametrize('all_', [False, True], ids=['default', 'all'])
+@pytest.mark.parametrize('path', REAL, ids=ids)
+def test_every_turn_carries_its_number(path, all_):
+    "Each turn of the document opens with `*** #N`, the first too; N rises; `--show N` prints the turn's first message"
+    doc = compact_session(path, all=all_).text
+    turns,left = doc_turns(doc)
+    nums = [n for n,_ in turns]
+    assert turns and nums == sorted(set(nums))
+    if left: assert re.search(rf'left out: #\d+–#{nums[0]-1} …$', left), left   # the range ends where the turns begin
+    checked = [n for n,line in turns if said(line) and said(line) in show_session(path, str(n)).text.split('\n', 2)[1]]
+    assert len(checked) == sum(bool(said(l)) for _,l in turns) > 0
+
+def test_numbers_cost_little():
+    "On the real sessions the numbers (not the legend's words) add at most 1% to a default document's tokens"
+    for path in REAL:
+        doc = compact_session(path).text
+        bare = re.sub(r'^\*\*\* #\d+$', '***', conversation(doc), flags=re.M).removeprefix('***\n\n')
+        assert len_toks(conversation(doc)) - len_toks(bare) <= len_toks(doc) / 100, path.name
+
+def test_a_fit_says_the_numbers_it_left_out():
+    "A small target leaves the oldest turns out; its line names their numbers, up to the first turn kept"
+    path = COMPACTED[0]
+    turns,left = doc_turns(compact_session(path, all=True, max_toks=3000).text)
+    first = min(read_session(path, all=True, warn=False).nums)
+    assert left and re.search(rf'left out: #{first}–#{turns[0][0]-1} …$', left), left
+
+@pytest.mark.parametrize('path', REAL, ids=ids)
+def test_a_turns_range_holds_its_cut_results(path):
+    "Every result the default document cuts is whole in `--show N-M` of the turn it is in (N to the next turn's, less 1)"
+    d = read_session(path, warn=False)
+    doc = compact_session(path).text
+    heads = [n for n,_ in doc_turns(doc)[0]] + [max(d.nums) + 1]
+    cut = [(n, p) for n,m in zip(d.nums, d.msgs) if m.role=='tool' for p in m.content
+           if isinstance(p, ToolResult) and result_part(p, None) not in doc]
+    shown = {}
+    for n,p in cut:
+        a = max(h for h in heads if h <= n)
+        b = min(h for h in heads if h > n) - 1
+        if (a, b) not in shown: shown[a, b] = show_session(path, f'{a}-{b}', max_toks=0).text
+        assert result_part(p, None) in shown[a, b], n
+    assert cut or not path.name.startswith(('258c', '8463'))
+
+def test_an_earlier_document_keeps_its_numbers(tmp_path):
+    "Compacted again with --since, the earlier body keeps its turns' numbers; what follows opens at its own"
+    src = next(p for p in REAL if p.name.startswith('tool_heavy'))
+    lines = src.read_text().splitlines(keepends=True)
+    s,early = tmp_path/'s.jsonl',tmp_path/'early.md'
+    second = [n for n,_ in doc_turns(compact_session(src).text)[0]][1]
+    s.write_text(''.join(lines[:second-1]))
+    compact_session(s, out=early)
+    old = [n for n,_ in doc_turns(early.read_text())[0]]
+    with open(s, 'a') as f: f.write(''.join(lines[second-1:]))
+    doc = compact_session(s, since=early).text
+    assert f'\n\n*** #{second} (after the earlier document)\n\n' in doc
+    assert [n for n,_ in doc_turns(doc)[0]] == old + [second] and old[-1] < second
 
 # ---------------------------------------------------------------- --show
 
