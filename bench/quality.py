@@ -10,7 +10,7 @@ Cases. Every top-level `*.jsonl` in the data dir (default `tests/data/claude-rea
 boundary (or since the start of the file, for the first one), up to but excluding the boundary, against the host's
 summary, the first user record after the boundary flagged `isCompactSummary` (its whole text, counted in o200k).
 Documents per case: `host` (that summary); `ours 0.5x`, `ours 1x` and `ours 2x` (`compact_doc(s.msgs, path, max_toks=N,
-cwd=s.cwd)` with N a half, one and two times the summary's tokens: at 2x every fact fits, so the half shows what a fit
+cwd=s.cwd, nums=s.nums)`, numbered as the command's, with N a half, one and two times the summary's tokens: at 2x every fact fits, so the half shows what a fit
 drops), where `s = read_session(path, all=True)` of a temp JSONL holding exactly the case's original lines; the
 document names the original session file as its transcript, so its size does not depend on the temp dir's random
 name); `ours default` (`compact_doc` with no `max_toks`, as a reference).
@@ -271,6 +271,7 @@ def run(data, td):
         s = read_session(p, all=True)
         ht = len_toks(summ)
         kw = dict(cwd=s.cwd) if 'cwd' in inspect.signature(compact_doc).parameters else {}   # an older revision has no cwd
+        if 'nums' in inspect.signature(compact_doc).parameters: kw['nums'] = s.nums   # numbered, as the command's
         docs = [('host summary', summ), ('ours 0.5x', compact_doc(s.msgs, str(fn), max_toks=ht//2, **kw)),
                 ('ours 1x', compact_doc(s.msgs, str(fn), max_toks=ht, **kw)),
                 ('ours 2x', compact_doc(s.msgs, str(fn), max_toks=2*ht, **kw)), ('ours default', compact_doc(s.msgs, str(fn), **kw))]

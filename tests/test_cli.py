@@ -174,7 +174,7 @@ def test_kill_never_leaves_a_partial_out(big, tmp_path):
     (tmp_path/'hook'/'sitecustomize.py').write_text(STOP_AT_WRITE)
     d,old = tmp_path/'out',b'THE OLD DOCUMENT\n'
     d.mkdir()
-    points = ['start', *(used*f for f in (0.15, 0.3, 0.5, 0.7)), 'write']
+    points = ['start', *(used*f for f in (0.1, 0.2, 0.3, 0.4)), 'write']   # a run's own CPU varies by a third: its helper's share
     for point,sig in zip(points, [signal.SIGTERM, signal.SIGINT]*3):
         (d/'doc.md').write_bytes(old)
         p = run_to(src, d/'doc.md', point, tmp_path/'hook')

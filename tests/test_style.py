@@ -37,3 +37,20 @@ def test_depth_counts_nesting():
     assert depth(f) == 4 and depth(ast.parse('def g(): return 1').body[0]) == 0
     chain = ast.parse('def h(x):\n  if x: pass\n  elif x>1: pass\n  elif x>2:\n    if x>3: pass\n').body[0]
     assert depth(chain) == 2
+
+def layout():
+    "`{module: set of modules it may import}` from the README's module table"
+    rows = [l.split('|') for l in (pkg.parent/'README.md').read_text().splitlines() if l.startswith('| `llmsurgery.')]
+    return {r[1].strip(' `').split('.')[1]: {w.strip() for w in r[4].split(',')} for r in rows}
+
+def own_imports(p):
+    "The package's modules that module `p` imports"
+    nodes = [n for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.ImportFrom) and n.level==1]
+    return {n.module for n in nodes if n.module} | {a.name for n in nodes if not n.module for a in n.names if a.name!='__version__'}
+
+def test_readme_layout_is_the_code():
+    "The README's module table lists every module, and each imports only what its row allows"
+    table = layout()
+    assert set(table) == {p.stem for p in mods}
+    wrong = {p.stem: own_imports(p) - table[p.stem] for p in mods if own_imports(p) - table[p.stem]}
+    assert not wrong, wrong
