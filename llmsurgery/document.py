@@ -25,12 +25,13 @@ from .state import (state_facts, render_state, read_state, merge_facts, said_tex
                               host_summary)
 
 # %% ../nbs/08_document.ipynb #b6bbee48
+_plain = ("`***` separates user-led turns", "reopen the original transcript or source file first")
 _recall = ("`*** #N` opens a user-led turn at transcript message N", "reopen the source file or message: "
            "`llmsurgery-compact <transcript> --show N` prints it, `--grep REGEX` searches")
 
 def legend(recall=False):
     "The legend: what each mark means; with `recall`, the turns are numbered and it says how to recall a message"
-    turns,reopen = _recall if recall else ("`***` separates user-led turns", "reopen the original transcript or source file first")
+    turns,reopen = _recall if recall else _plain
     return ("This session is being continued from an earlier conversation, compacted. `§ … §` encloses user text; "
         "`» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; `▶` marks "
         f"another tool call; `>` marks its result; `¶` replaces a newline; {turns}; and ` … ` marks removed middle "
@@ -81,8 +82,8 @@ def compact_content(chat, path, notes='', covers='', state='', recall=False):
     doc = legend(recall) + (_notes_said if notes else '') + (_state_head + state if state else '') + _conv_head + chat
     if notes: doc += _notes_head + notes_text(notes)
     doc += _skills_part(chat)
-    doc += _path_head + f'The complete, authoritative transcript is `{path_text(path)}`.' + (f' This document covers it through {covers}.' if covers else '')
-    return doc
+    said = f'The complete, authoritative transcript is `{path_text(path)}`.'
+    return doc + _path_head + said + (f' This document covers it through {covers}.' if covers else '')
 
 # %% ../nbs/08_document.ipynb #6e859ff1
 def _no_notes(body, notes):
@@ -91,10 +92,13 @@ def _no_notes(body, notes):
 
 def compact_body(content):
     "Extract the conversation body from a compaction document."
-    legend,sep,rest = content.partition(_conv_head)
+    head,sep,rest = content.partition(_conv_head)
     if not sep: return content
-    body,notes = rest[:rest.rfind(_path_head)] if _path_head in rest else rest,legend.partition('\n\n')[0].endswith(_notes_said)   # the legend's own paragraph says so, whatever sections follow it
-    if (i := body.rfind(_skills_head))>=0 and body[i:]==_skills_part(chat := _no_notes(body[:i], notes)): return chat   # only the exact list its conversation makes
+    body = rest[:rest.rfind(_path_head)] if _path_head in rest else rest
+    notes = head.partition('\n\n')[0].endswith(_notes_said)   # the legend's own paragraph says so, whatever follows
+    i = body.rfind(_skills_head)
+    chat = _no_notes(body[:i], notes) if i>=0 else None
+    if chat is not None and body[i:]==_skills_part(chat): return chat   # only the exact list its conversation makes
     return _no_notes(body, notes)
 
 # %% ../nbs/08_document.ipynb #dfda053e
