@@ -8,3 +8,11 @@ settings.register_profile('ci', derandomize=True, deadline=None, max_examples=10
 # `long` explores: fresh random examples every run, many of them
 settings.register_profile('long', deadline=None, max_examples=2000, suppress_health_check=_slow_ok, print_blob=True)
 settings.load_profile(os.environ.get('HYPOTHESIS_PROFILE', 'ci'))
+
+import pytest
+
+@pytest.fixture(scope='session')
+def hosts():
+    "(claude, codex) binaries, installed once into the cache; no npm registry fails the tests that use them, never skips"
+    from hostkit import install_hosts
+    return install_hosts()

@@ -8,9 +8,11 @@
 - Hooks: `write_recorder` (a trivial hook script that records what it gets), `hook_group`, `claude_hooks`,
   `codex_hooks`, `hook_calls`; the hosts' own compaction: `compact_claude` (`claude -p --resume ID "/compact ..."`),
   `compact_codex` (app-server `thread/compact/start`); Codex's hook trust: `codex_hooks_list`, `trust_codex_hooks`.
+- `compact_in` runs `llmsurgery-compact` with both stores under a sandboxed home; `one_turn` has a real client write a
+  one-turn session; `sha` of a file.
 - The TUIs under a pseudo-terminal live in tests/tui.py (`claude_tui` / `codex_tui`).
 """
-import json, os, queue, shlex, shutil, signal, subprocess, sys, tempfile, threading, time, uuid
+import hashlib, json, os, queue, shlex, shutil, signal, subprocess, sys, tempfile, threading, time, uuid
 from datetime import datetime, timezone
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from pathlib import Path
@@ -561,3 +563,23 @@ def claude_tool_results(body):
 def codex_tool_outputs(body):
     "The `output` of each `function_call_output` item in a Responses API request body, in order"
     return [_block_text(i['output']) for i in body['input'] if i.get('type') == 'function_call_output']
+
+# ---------------------------------------------------------------- the command under test, and sessions to give it
+
+EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
+
+def sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+def compact_in(home, cwd, *args):
+    "Run `llmsurgery-compact ARGS` in `cwd` with both stores under `home`: (returncode, stdout, stderr)"
+    env = sandbox_env(home) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}   # the llmsurgery under test
+    p = subprocess.run([str(EXE), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+def one_turn(host, bin, home, cwd, prompt, answer=None):
+    "The file of a one-turn session that the real client `bin` of `host` ('claude' or 'codex') writes in `home`"
+    run,mock,made_in = (run_claude, AnthropicMock, claude_sessions) if host=='claude' else (run_codex, ResponsesMock, codex_rollouts)
+    before = set(made_in(home))
+    with mock([text(answer or f'answer to {prompt}')]) as s: assert run(bin, home, cwd, prompt, s)[0] == 0
+    made, = set(made_in(home)) - before
+    return made

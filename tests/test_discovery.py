@@ -10,17 +10,12 @@ from datetime import datetime
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import pytest
-from hostkit import install_hosts, sandbox_env, AnthropicMock, ResponsesMock, run_claude, run_codex, text, codex_rollouts
+from hostkit import AnthropicMock, ResponsesMock, run_claude, run_codex, text, codex_rollouts
 from llmsurgery import claude, codex
 from llmsurgery.sessions import find_sessions, find_session, read_session, session_row
 
 GENUINE = Path(__file__).resolve().parent/'data'/'genuine'
 EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
-
-@pytest.fixture(scope='module')
-def hosts():
-    "(claude, codex) binaries, installed once into the cache; a RuntimeError (no npm registry) fails the tests, never skips"
-    return install_hosts()
 
 def awkward_dirs(root):
     "Directories whose names exercise Claude Code's folder naming, and a symlink to one of them"

@@ -5,16 +5,13 @@ document, in print mode and in the TUIs; uninstalling gives the user's files bac
 import json, os, re, subprocess, sys
 from pathlib import Path
 import pytest
-from hostkit import (install_hosts, AnthropicMock, ResponsesMock, run_claude, run_codex, text, bash, tool, exec_command,
+from hostkit import (AnthropicMock, ResponsesMock, run_claude, run_codex, text, bash, tool, exec_command,
                      summary, claude_sessions, codex_rollouts, codex_home, read_jsonl, sandbox_env, compact_claude,
                      compact_codex, codex_hooks_list, request_with)
 from tui import claude_tui, codex_tui, joined
 
 COMPACT = Path(sys.executable).parent/'llmsurgery-compact'
 STATE = "llmsurgery's state of the part of this session that was just compacted"
-
-@pytest.fixture(scope='module')
-def hosts(): return install_hosts()
 
 def cli(home, *args, path=None):
     "Run this installation's `llmsurgery-compact` in the sandbox `home` (its PATH: `path`, else the system's)"

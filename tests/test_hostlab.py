@@ -2,8 +2,8 @@
 (tests/HOSTFACTS.md, "Hooks, compaction and the TUIs"). Every hook here is a trivial recorder, not llmsurgery."""
 import json, sys
 import pytest
-from hostkit import (install_hosts, AnthropicMock, ResponsesMock, run_claude, run_codex, text, bash, exec_command,
-                     summary, claude_sessions, codex_rollouts, codex_home, read_jsonl, write_claude_resume,
+from hostkit import (one_turn, AnthropicMock, ResponsesMock, run_claude, run_codex, text, bash, exec_command,
+                     summary, codex_home, read_jsonl, write_claude_resume,
                      write_codex_resume, write_recorder, hook_calls, hook_group, claude_hooks, codex_hooks, compact_claude, compact_codex,
                      codex_hooks_list, trust_codex_hooks, request_with, claude_tool_results, codex_tool_outputs)
 from tui import claude_tui, codex_tui, joined
@@ -11,25 +11,19 @@ from tui import claude_tui, codex_tui, joined
 DOC = 'This session is being continued from a previous conversation. Summary: HOSTLAB-DOC-5521.'
 CTX = 'HOSTLAB-STATE-FACTS: the task, the todo list, files changed'
 
-@pytest.fixture(scope='module')
-def hosts(): return install_hosts()
-
 @pytest.fixture
 def claude_session(hosts, tmp_path):
     "A one-turn Claude Code session written by the host: (claude, home, cwd, session file)"
     cl, home, cwd = hosts[0], tmp_path/'home', tmp_path/'work'
     cwd.mkdir()
-    with AnthropicMock([text('first answer')]) as s: assert run_claude(cl, home, cwd, 'first question', s)[0] == 0
-    src, = claude_sessions(home)
-    return cl, home, cwd, src
+    return cl, home, cwd, one_turn('claude', cl, home, cwd, 'first question', 'first answer')
 
 @pytest.fixture
 def codex_thread(hosts, tmp_path):
     "A one-turn Codex thread written by the host: (codex, home, cwd, rollout, thread id)"
     cx, home, cwd = hosts[1], tmp_path/'home', tmp_path/'work'
     cwd.mkdir()
-    with ResponsesMock([text('first answer')]) as s: assert run_codex(cx, home, cwd, 'first question', s)[0] == 0
-    src, = codex_rollouts(home)
+    src = one_turn('codex', cx, home, cwd, 'first question', 'first answer')
     return cx, home, cwd, src, read_jsonl(src)[0]['payload']['id']
 
 def gen_cmd(folder, n):

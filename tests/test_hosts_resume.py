@@ -1,14 +1,10 @@
 """The prototype writers in hostkit make a NEW compacted session that the real host resumes, leaving the source alone:
 the document is the model's first message, the new prompt comes after it, and the host appends to the new file"""
 import hashlib, json, stat
-import pytest
-from hostkit import (install_hosts, AnthropicMock, ResponsesMock, run_claude, run_codex, text, claude_sessions,
+from hostkit import (AnthropicMock, ResponsesMock, run_claude, run_codex, text, claude_sessions,
                      codex_rollouts, codex_home, read_jsonl, write_claude_resume, write_codex_resume)
 
 DOC = 'This session is being continued from a previous conversation. Summary: DOC-MARK-7731, the user likes tea.'
-
-@pytest.fixture(scope='module')
-def hosts(): return install_hosts()
 
 def sha(p): return hashlib.sha256(p.read_bytes()).hexdigest()
 def flat(content): return content if isinstance(content, str) else json.dumps(content)

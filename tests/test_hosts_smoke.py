@@ -1,13 +1,7 @@
 "The host harness works: each real client (installed from npm, pinned) talks to its loopback mock and writes a real session"
 import json, stat, subprocess
-import pytest
-from hostkit import (install_hosts, sandbox_env, AnthropicMock, ResponsesMock, run_claude, run_codex, bash, exec_command, text,
+from hostkit import (sandbox_env, AnthropicMock, ResponsesMock, run_claude, run_codex, bash, exec_command, text,
                      claude_sessions, codex_rollouts, read_jsonl, CLAUDE_VER, CODEX_VER)
-
-@pytest.fixture(scope='session')
-def hosts():
-    "(claude, codex) binaries; a RuntimeError here (npm can't reach the registry) fails the tests: they never skip"
-    return install_hosts()
 
 def test_installed_versions(hosts, tmp_path):
     cl, cx = hosts

@@ -1,6 +1,7 @@
 """What the speed-ups must not change, and what they promise: the default read from the end gives the messages of a full read,
 orjson and json give the same messages, a text within its budget by bytes is never tokenized, long texts count exactly in chunks,
 and the one-line report takes the host's count instead of tokenizing the transcript. Behaviour only: no timings."""
+from itertools import groupby
 import io, json, re, types, warnings
 from pathlib import Path
 import orjson, pytest
@@ -123,12 +124,8 @@ def _join_kept(ls, kept):
     return res+(' …' if ks and ks[-1]<len(ls)-1 else '')
 
 def _runs(ls):
-    "Each run of identical lines in `ls` as one, with its count"
-    res = []
-    for l in ls:
-        if res and res[-1][0]==l: res[-1][1] += 1
-        else: res.append([l, 1])
-    return [l if k==1 else f'{l} (×{k})' for l,k in res]
+    "Each run of identical lines in `ls` as one, with its count (by itertools' grouping, not the library's loop)"
+    return [l if k==1 else f'{l} (×{k})' for l,k in ((l, len(list(g))) for l,g in groupby(ls))]
 
 def error_result_before(s, max_toks, enc=None):
     "`error_result` as it was before the speed-up: every line cut, every join counted whole; a recurring diagnostic once"

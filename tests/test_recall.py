@@ -5,10 +5,10 @@ default document cuts comes back whole; `--grep` finds what only precedes the ho
 on a session and on the published dialogs. And with the real clients, offline: Claude Code 2.1.328 and Codex 0.169.0,
 resumed from `llmsurgery-compact --resume`, run `llmsurgery-compact TRANSCRIPT --show N` through their shell tools, and
 the model gets the 28 KB file read the document cut, whole."""
-import json, os, re, subprocess, sys
+import json, re, subprocess, sys
 from pathlib import Path
 import pytest
-from hostkit import (install_hosts, sandbox_env, AnthropicMock, ResponsesMock, run_claude, run_codex, bash,
+from hostkit import (EXE, compact_in, AnthropicMock, ResponsesMock, run_claude, run_codex, bash,
                      exec_command, text, claude_sessions, codex_rollouts, claude_tool_results, codex_tool_outputs)
 from aidialog.msg_parts import ToolResult
 from llmsurgery.sessions import read_session, numbered
@@ -16,13 +16,12 @@ from llmsurgery.render import Budgets, render_msg, result_part, result_prep, tur
 from llmsurgery.docstyle import DocStyle
 from llmsurgery.inject import strip_reminders
 from llmsurgery.dialogs import shown, dlg_msg
-from llmsurgery.service import (compact_session, show_session, grep_session, recall_items, pick, show_blocks, bounded,
+from llmsurgery.service import (compact_session, show_session, recall_items, pick, show_blocks, bounded,
                                 Bound, show_bytes)
 from llmsurgery.skill import recall
 from llmsurgery.toks import len_toks
 
 ROOT = Path(__file__).resolve().parent.parent
-EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 
 def real_dir():
     "The real Claude Code sessions: in the repository once they land there, else in shared/ beside the clone"
@@ -264,11 +263,6 @@ def test_skill_recall_on_a_dialog(path):
 
 # ---------------------------------------------------------------- with the real clients, offline
 
-@pytest.fixture(scope='module')
-def hosts():
-    "(claude, codex) binaries, installed once into the cache; no npm registry fails the tests, never skips"
-    return install_hosts()
-
 BYPASS = '--dangerously-bypass-approvals-and-sandbox'   # Codex runs the scripted commands unasked
 ECHOES = ['echo two', 'echo three', 'echo four']   # later calls: the read is not among the last messages kept whole
 
@@ -281,10 +275,6 @@ def big_file(folder):
     assert len(body.encode()) == 28*1024
     return body
 
-def compact(home, cwd, *args):
-    "Run `llmsurgery-compact ARGS` in `cwd` with both stores under `home`: (returncode, stdout, stderr)"
-    env = sandbox_env(home) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}
-    return cli(*args, env=env, cwd=cwd)
 
 def cut_read(src, body):
     "The number of the message holding the file read, which the document of `src` cuts"
@@ -293,20 +283,26 @@ def cut_read(src, body):
     assert result_prep(body) not in compact_session(src).text                     # the document cut it
     return n
 
-def test_claude_recalls_through_bash(hosts, tmp_path):
-    "Claude Code, resumed from the document, runs `--show N` in its Bash tool: the model gets the 28 KB read whole"
-    cl, _ = hosts
+def read_and_resumed(tmp_path, run, mock, call, made_in, cmd, *flags):
+    "A real client's session that read the 28 KB file, then resumed with `--resume`: (home, work, body, file, N, new id)"
     home, work = tmp_path/'home', tmp_path/'work'
     work.mkdir()
     body = big_file(work)
-    with AnthropicMock([bash('cat big.txt', 'read'), *map(bash, ECHOES), text('Read it.')]) as s:
-        rc, _, err = run_claude(cl, home, work, 'Read big.txt, then three echoes.', s, '--allowedTools', 'Bash')
+    with mock([call('cat big.txt'), *map(call, ECHOES), text('Read it.')]) as s:
+        rc, _, err = run(home, work, 'Read big.txt, then three echoes.', s, *flags)
     assert rc == 0, err
-    src, = claude_sessions(home)
+    src, = made_in(home)
     n = cut_read(src, body)
-    rc, out, err = compact(home, work, src, '--resume')
-    assert rc == 0 and out.splitlines()[-1].startswith('claude --resume '), err
-    new = out.split()[-1]
+    rc, out, err = compact_in(home, work, src, '--resume')
+    assert rc == 0 and out.splitlines()[-1].startswith(cmd), err
+    return home, work, body, src, n, out.split()[-1]
+
+def test_claude_recalls_through_bash(hosts, tmp_path):
+    "Claude Code, resumed from the document, runs `--show N` in its Bash tool: the model gets the 28 KB read whole"
+    cl, _ = hosts
+    run = lambda *a: run_claude(cl, *a)
+    home, work, body, src, n, new = read_and_resumed(tmp_path, run, AnthropicMock, lambda c: bash(c, 'read'),
+                                                     claude_sessions, 'claude --resume ', '--allowedTools', 'Bash')
     with AnthropicMock([bash(f'{EXE} {src} --show {n}', 'recall'), text('Got it.')]) as s:
         rc, _, err = run_claude(cl, home, work, 'Recall the file read.', s, '--resume', new, '--allowedTools', 'Bash')
     assert rc == 0, err
@@ -317,18 +313,9 @@ def test_claude_recalls_through_bash(hosts, tmp_path):
 def test_codex_recalls_through_exec(hosts, tmp_path):
     "Codex, resumed from the document, runs `--show N` in its exec tool: the model gets the 28 KB read whole"
     _, cx = hosts
-    home, work = tmp_path/'home', tmp_path/'work'
-    work.mkdir()
-    body = big_file(work)
-    script = [exec_command('cat big.txt'), *map(exec_command, ECHOES), text('Read it.')]
-    with ResponsesMock(script) as s:
-        rc, _, err = run_codex(cx, home, work, 'Read big.txt, then three echoes.', s, BYPASS)
-    assert rc == 0, err
-    src, = codex_rollouts(home)
-    n = cut_read(src, body)
-    rc, out, err = compact(home, work, src, '--resume')
-    assert rc == 0 and out.splitlines()[-1].startswith('codex resume '), err
-    new = out.split()[-1]
+    run = lambda *a: run_codex(cx, *a)
+    home, work, body, src, n, new = read_and_resumed(tmp_path, run, ResponsesMock, exec_command, codex_rollouts,
+                                                     'codex resume ', BYPASS)
     with ResponsesMock([exec_command(f'{EXE} {src} --show {n}'), text('Got it.')]) as s:
         rc, _, err = run_codex(cx, home, work, 'Recall the file read.', s, 'resume', new, BYPASS)
     assert rc == 0, err

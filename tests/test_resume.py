@@ -2,35 +2,21 @@
 the host resumes the NEW session it writes with the document as the model's first user message and none of the bulk it
 replaced; the host appends to that session; compacting it again keeps the earlier document verbatim; the original
 session is byte-identical throughout. Where npm cannot install the clients the tests fail (`install_hosts` raises)."""
-import hashlib, json, os, stat, subprocess, sys
-from pathlib import Path
-import pytest
-from hostkit import (install_hosts, sandbox_env, AnthropicMock, ResponsesMock, run_claude, run_codex, bash, exec_command,
+import json, stat
+from hostkit import (sha, compact_in, AnthropicMock, ResponsesMock, run_claude, run_codex, bash, exec_command,
                      text, claude_sessions, codex_rollouts, read_jsonl)
 from llmsurgery.sessions import read_session
 from llmsurgery.document import compact_body
 
-EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 MARK = 'MID-MARK-7093'   # printed in the middle of a 16 KB tool result; the command that prints it does not hold it whole
 BULK = "python3 -c \"print('a ' * 4000 + 'MID' + '-MARK-7093 ' + 'b ' * 4000)\""
 ECHOES = ['echo two', 'echo three', 'echo four']   # later calls, so the bulk result is not among the last messages kept whole
 
-@pytest.fixture(scope='module')
-def hosts():
-    "(claude, codex) binaries, installed once into the cache; a RuntimeError (no npm registry) fails the tests, never skips"
-    return install_hosts()
 
-def sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()
-
-def compact(home, cwd, *args):
-    "Run `llmsurgery-compact ARGS` in `cwd` with both stores under `home`: (returncode, stdout, stderr)"
-    env = sandbox_env(home) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}   # the llmsurgery under test
-    p = subprocess.run([str(EXE), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 def resumed(home, cwd, *args, cmd):
     "Compact with `--resume`: the new session's id (from stdout's last line, `cmd ID`) and its document"
-    rc, out, err = compact(home, cwd, '--resume', *args)
+    rc, out, err = compact_in(home, cwd, '--resume', *args)
     assert rc == 0, err
     assert out.splitlines()[-1].startswith(cmd + ' '), out
     new = out.split()[-1]

@@ -7,30 +7,16 @@ loopback mocks that record what the model is sent):
   session compacts the session the agent runs in, which the host names (`CLAUDE_CODE_SESSION_ID`, `CODEX_THREAD_ID`),
   though another session of the directory is newer; run from outside, it takes the newest.
 Every client runs with a timeout and its whole process group is killed when it overruns (`hostkit._run`)."""
-import hashlib, json, os, stat, subprocess, sys
+import json, os, stat
 from datetime import datetime, timedelta
-from pathlib import Path
-import pytest
-from hostkit import (install_hosts, sandbox_env, codex_env, codex_home, AnthropicMock, ResponsesMock, run_claude,
+from hostkit import (EXE, sha, compact_in, one_turn, codex_env, codex_home, AnthropicMock, ResponsesMock, run_claude,
                      run_codex, bash, exec_command, text, claude_sessions, codex_rollouts, read_jsonl, request_with,
                      claude_tool_results, codex_tool_outputs)
 from llmsurgery.sessions import read_session
 from llmsurgery.claude import project_dirname
 
-EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 
-@pytest.fixture(scope='module')
-def hosts():
-    "(claude, codex) binaries, installed once into the cache; no npm registry fails the tests, never skips them"
-    return install_hosts()
 
-def sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()
-
-def compact(home, cwd, *args):
-    "Run `llmsurgery-compact ARGS` in `cwd` with both stores under `home`: (returncode, stdout, stderr)"
-    env = sandbox_env(home) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}   # the llmsurgery under test
-    p = subprocess.run([str(EXE), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 def new_id(out, cmd):
     "The id at the end of the last line of `out` that holds the command `cmd`"
@@ -43,19 +29,15 @@ def rollout(home, thread_id):
     found, = [p for p in codex_rollouts(home) if p.stem.endswith(thread_id)]
     return found
 
-def claude_session(cl, home, cwd, prompt):
-    "A one-turn Claude Code session written by the real client: its file"
-    before = set(claude_sessions(home))
-    with AnthropicMock([text(f'answer to {prompt}')]) as s: assert run_claude(cl, home, cwd, prompt, s)[0] == 0
-    made, = set(claude_sessions(home)) - before
-    return made
+def replies(run, mock, *prompts):
+    "`(prompt, the first request the model got)` for each prompt, run by `run(prompt, server)`, that got its reply"
+    for prompt in prompts:
+        with mock([text('REPLY ' + prompt)]) as s: rc, o, e = run(prompt, s)
+        assert rc == 0 and 'REPLY ' + prompt in o, e
+        yield prompt, s.model_requests()[0]['body']
 
-def codex_thread(cx, home, cwd, prompt):
-    "A one-turn Codex thread written by the real client: its rollout"
-    before = set(codex_rollouts(home))
-    with ResponsesMock([text(f'answer to {prompt}')]) as s: assert run_codex(cx, home, cwd, prompt, s)[0] == 0
-    made, = set(codex_rollouts(home)) - before
-    return made
+def claude_session(cl, home, cwd, prompt): return one_turn('claude', cl, home, cwd, prompt)
+def codex_thread(cx, home, cwd, prompt): return one_turn('codex', cx, home, cwd, prompt)
 
 def user_text(m):
     "The text of a Messages API message"
@@ -68,7 +50,7 @@ def test_claude_session_continues_in_codex(hosts, tmp_path):
     home, work = tmp_path/'home', tmp_path/'work'; work.mkdir()
     src = claude_session(cl, home, work, 'CLAUDE-TASK-4410: rename the parser')
     h = sha(src)
-    rc, out, err = compact(home, work, '--to', 'codex')
+    rc, out, err = compact_in(home, work, '--to', 'codex')
     assert rc == 0, err
     tid = new_id(out, 'codex resume')
     assert out == f'codex resume {tid}\n'                                   # run here: no cd
@@ -80,16 +62,14 @@ def test_claude_session_continues_in_codex(hosts, tmp_path):
     assert 'forked_from_id' not in meta                                    # no Codex thread to fork from
     doc = read_session(f).summary
     assert 'CLAUDE-TASK-4410' in doc and f'transcript is `{src}`' in doc
-    for prompt in ('PROMPT-IN-CODEX-1', 'PROMPT-IN-CODEX-2'):
-        with ResponsesMock([text('REPLY ' + prompt)]) as s:
-            rc, o, e = run_codex(cx, home, work, prompt, s, 'resume', tid)
-        assert rc == 0 and 'REPLY ' + prompt in o, e
-        inp = s.model_requests()[0]['body']['input']
+    run = lambda prompt, s: run_codex(cx, home, work, prompt, s, 'resume', tid)
+    for prompt, body in replies(run, ResponsesMock, 'PROMPT-IN-CODEX-1', 'PROMPT-IN-CODEX-2'):
+        inp = body['input']
         first = {k: inp[0].get(k) for k in ('type', 'role', 'content')}
         assert first == {'type': 'message', 'role': 'user', 'content': [{'type': 'input_text', 'text': doc}]}
         assert prompt in json.dumps(inp[-1])
     assert 'REPLY PROMPT-IN-CODEX-2' in f.read_text()                     # Codex appended to the new thread
-    rc, out, err = compact(home, tmp_path, src.stem[:8], '--to', 'codex')  # from elsewhere: cd there first
+    rc, out, err = compact_in(home, tmp_path, src.stem[:8], '--to', 'codex')  # from elsewhere: cd there first
     assert rc == 0 and out.startswith(f'cd {work.resolve()} && codex resume '), err
     assert sha(src) == h and len(claude_sessions(home)) == 1
 
@@ -98,7 +78,7 @@ def test_codex_provider_is_the_configured_one(hosts, tmp_path):
     cl, cx = hosts
     home, work = tmp_path/'home', tmp_path/'work'; work.mkdir()
     src = claude_session(cl, home, work, 'CLAUDE-TASK-7781')
-    rc, out, err = compact(home, work, '--to', 'codex')                    # no config.toml yet: openai
+    rc, out, err = compact_in(home, work, '--to', 'codex')                    # no config.toml yet: openai
     assert rc == 0, err
     under_openai = new_id(out, 'codex resume')
     assert read_jsonl(rollout(home, under_openai))[0]['payload']['model_provider'] == 'openai'
@@ -107,7 +87,7 @@ def test_codex_provider_is_the_configured_one(hosts, tmp_path):
         codex_env(home, s)
         cfg.write_text('model_provider = "mock"\n' + cfg.read_text() + '[model_providers.mock]\nname = "Mock"\n'
                        f'base_url = "{s.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n')
-        rc, out, err = compact(home, work, src.stem, '--to', 'codex')
+        rc, out, err = compact_in(home, work, src.stem, '--to', 'codex')
         assert rc == 0, err
         tid = new_id(out, 'codex resume')
         assert read_jsonl(rollout(home, tid))[0]['payload']['model_provider'] == 'mock'
@@ -124,7 +104,7 @@ def test_codex_thread_continues_in_claude(hosts, tmp_path):
     home, work = tmp_path/'home', tmp_path/'work'; work.mkdir()
     src = codex_thread(cx, home, work, 'CODEX-TASK-5120: fix the date parsing')
     h, src_id = sha(src), read_jsonl(src)[0]['payload']['id']
-    rc, out, err = compact(home, work, src_id[:13], '--to', 'claude')
+    rc, out, err = compact_in(home, work, src_id[:13], '--to', 'claude')
     assert rc == 0, err
     sid = new_id(out, 'claude --resume')
     assert out == f'claude --resume {sid}\n'
@@ -135,11 +115,9 @@ def test_codex_thread_continues_in_claude(hosts, tmp_path):
     assert {(r['cwd'], r['version'], r['sessionId']) for r in recs} == {(str(work.resolve()), '2.1.328', sid)}
     doc = read_session(f).summary
     assert 'CODEX-TASK-5120' in doc and f'transcript is `{src}`' in doc
-    for prompt in ('PROMPT-IN-CLAUDE-1', 'PROMPT-IN-CLAUDE-2'):
-        with AnthropicMock([text('REPLY ' + prompt)]) as s:
-            rc, o, e = run_claude(cl, home, work, prompt, s, '--resume', sid)
-        assert rc == 0 and 'REPLY ' + prompt in o, e
-        msgs = s.model_requests()[0]['body']['messages']
+    run = lambda prompt, s: run_claude(cl, home, work, prompt, s, '--resume', sid)
+    for prompt, body in replies(run, AnthropicMock, 'PROMPT-IN-CLAUDE-1', 'PROMPT-IN-CLAUDE-2'):
+        msgs = body['messages']
         assert msgs[0] == {'role': 'user', 'content': doc}
         assert prompt in user_text([m for m in msgs if m['role'] == 'user'][-1])
     assert 'REPLY PROMPT-IN-CLAUDE-2' in f.read_text()                    # Claude Code appended to the new session
@@ -174,7 +152,7 @@ def test_claude_bash_tool_compacts_its_own_session(hosts, tmp_path):
     sid = new_id(result, 'claude --resume')
     doc = read_session(mine.parent/f'{sid}.jsonl').summary
     assert 'MY-SESSION-3301' in doc and 'OTHER-SESSION-9902' not in doc and f'transcript is `{mine}`' in doc
-    rc, out, err = compact(home, work, '--resume')                          # from outside the agent: the newest
+    rc, out, err = compact_in(home, work, '--resume')                          # from outside the agent: the newest
     assert rc == 0, err
     assert 'OTHER-SESSION-9902' in read_session(mine.parent/f'{new_id(out, "claude --resume")}.jsonl').summary
     with AnthropicMock([text('ok')]) as s: assert run_claude(cl, home, work, 'NEXT', s, '--resume', sid)[0] == 0
@@ -196,7 +174,7 @@ def test_codex_exec_tool_compacts_its_own_thread(hosts, tmp_path):
     doc = read_session(rollout(home, tid)).summary
     assert 'MY-THREAD-4403' in doc and 'OTHER-THREAD-8804' not in doc and f'transcript is `{mine}`' in doc
     assert read_jsonl(rollout(home, tid))[0]['payload']['forked_from_id'] == mine_id
-    rc, out, err = compact(home, work, '--resume', '--host', 'codex')        # from outside the agent: the newest
+    rc, out, err = compact_in(home, work, '--resume', '--host', 'codex')        # from outside the agent: the newest
     assert rc == 0, err
     assert 'OTHER-THREAD-8804' in read_session(rollout(home, new_id(out, 'codex resume'))).summary
     with ResponsesMock([text('ok')]) as s: assert run_codex(cx, home, work, 'NEXT', s, 'resume', tid)[0] == 0
