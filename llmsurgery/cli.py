@@ -62,7 +62,10 @@ def bar_lines(bar):
     def wrap(lines):
         n = 0
         for l in lines:
-            if (n := n+len(l))>=_bar_step: bar.update(n); n = 0
+            n += len(l)
+            if n>=_bar_step:
+                bar.update(n)
+                n = 0
             yield l
         bar.update(max(bar.total-bar.n, 0))
     return wrap if bar else noop
@@ -98,12 +101,18 @@ def _on_signal(signum, frame):
     raise KeyboardInterrupt(signum)
 
 # %% ../nbs/20_cli.ipynb #f439ae81
+def _null_at(fd):
+    "/dev/null opened at file descriptor `fd`"
+    n = os.open(os.devnull, os.O_RDWR)
+    if n!=fd:
+        os.dup2(n, fd)
+        os.close(n)
+
 def _std_streams():
     "/dev/null on closed fds 0-2, so no file opened later takes their number; status lines to nowhere when stderr was closed"
     for fd in (0, 1, 2):
         try: os.fstat(fd)
-        except OSError:
-            if (n := os.open(os.devnull, os.O_RDWR))!=fd: os.dup2(n, fd); os.close(n)
+        except OSError: _null_at(fd)
     if sys.stderr is None: sys.stderr = open(os.devnull, 'w')
 
 # %% ../nbs/20_cli.ipynb #09424adc
