@@ -87,12 +87,13 @@ class _Fitter:
         self.floors = {k: min(pol[k], max(mins[k], ifnone(floors, fit_floors)[k])) for k in Budgets._fields}
         self.cache,self.memo,self.sizes = {},WindowMemo(enc),{}
         self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc, r)
-        starts = [i for i in turn_starts(msgs, r) if i>0][::-1]
-        self.newest = [starts[k] for k in range(len(starts)) if k & (k+1) == 0]   # the newest 1, 2, 4, 8, ... turns
+        self.starts = turn_starts(msgs, r)
+        later = [i for i in self.starts if i>0][::-1]
+        self.newest = [later[k] for k in range(len(later)) if k & (k+1) == 0]   # the newest 1, 2, 4, 8, ... turns
     def render(self, knob, start=0):
         "`(doc, texts)`: the wrapped rendering from message `start` on, and the text of each message"
         texts = self._msgs(self._jobs(knob, start))
-        body = join_turns(self.msgs, texts, self.r, start)
+        body = join_turns(self.msgs, texts, self.r, start, self.starts)
         return self.wrap(body, _state_budgets(knob, self.pol, self.floors)), texts
     def _jobs(self, knob, start):
         "`(i, Budgets)` of each message from `start` on at `knob`: a tail message's budgets or its class's"
@@ -118,7 +119,7 @@ class _Fitter:
         for s in self.newest:   # each twice as many turns back as the last
             if len(self.msgs)-s > len(self.msgs)//_look_back: return False
             texts = self._msgs(self._jobs(knob, s))
-            newest = turn_text(self.msgs, texts, self.r, s).removeprefix('***\n\n')   # as the whole rendering has it
+            newest = turn_text(self.msgs, texts, self.r, s, self.starts).removeprefix('***\n\n')   # as the whole has it
             if texts[0] and inner_toks(newest, self.enc)>n: return True
         return False
     def toks(self, knob, start=0):

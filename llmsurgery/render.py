@@ -21,6 +21,7 @@ __all__ = ['call_renderers', 'dsl', 'compact_policy', 'turn_sep', 'tool_part', '
 
 # %% ../nbs/04_render.ipynb #15512a1b
 import re
+from bisect import bisect_left
 from collections import namedtuple
 from functools import cache
 from fastcore.utils import *
@@ -379,12 +380,12 @@ def was_cut(m, text, r=dsl, enc=None):
     return text != render_msg(m, Budgets.unlimited(), r, enc)
 
 # %% ../nbs/04_render.ipynb #7dd859d4
-def turn_groups(msgs, texts, r=dsl):
-    "Rendered `texts` of `msgs` grouped into user-led turns (which `r` opens): `(index it starts at, texts)` each"
-    starts,turns = set(turn_starts(msgs, r)),[]
-    for i,t in enumerate(texts):
+def turn_groups(msgs, texts, r=dsl, start=0, starts=None):
+    "`texts` of `msgs[start:]` grouped into user-led turns (`starts`, which `r` opens): `(index it starts at, texts)` each"
+    starts,turns = set(turn_starts(msgs, r) if starts is None else starts),[]
+    for i,t in enumerate(texts, start):
         if not t: continue
-        if i in starts or not turns: turns.append((i if i in starts else 0, []))   # a turn the texts start inside: 0
+        if i in starts or not turns: turns.append((i if i in starts else start, []))   # a turn the texts start inside
         turns[-1][1].append(t)
     return turns
 
@@ -394,15 +395,16 @@ def turns_of(msgs, texts, r=dsl):
 
 # %% ../nbs/04_render.ipynb #2ee8859f
 turn_sep = '\n\n***\n\n'
-def turn_text(msgs, texts, r=dsl, start=0):
-    "Rendered `texts` of `msgs[start:]` as user-led turns, each after the `***` line `r` opens it with"
-    return '\n\n'.join(f'{r.turn_head(start+i)}\n\n'+'\n'.join(ts) for i,ts in turn_groups(msgs[start:], texts, r))
+def turn_text(msgs, texts, r=dsl, start=0, starts=None):
+    "Rendered `texts` of `msgs[start:]` as user-led turns (`starts`), each after the `***` line `r` opens it with"
+    return '\n\n'.join(f'{r.turn_head(i)}\n\n'+'\n'.join(ts) for i,ts in turn_groups(msgs, texts, r, start, starts))
 
-def join_turns(msgs, texts, r=dsl, start=0):
+def join_turns(msgs, texts, r=dsl, start=0, starts=None):
     "`turn_text` after a line for the first `start` messages left out; a first `***` that says no more goes"
-    body = turn_text(msgs, texts, r, start)
+    if starts is None: starts = turn_starts(msgs, r)   # a caller that joins the same messages often gives them
+    body = turn_text(msgs, texts, r, start, starts)
     if not start: return body.removeprefix('***\n\n')
-    return r.dropped(sum(i<start for i in turn_starts(msgs, r)), start) + ('\n\n'+body if body else '')
+    return r.dropped(bisect_left(starts, start), start) + ('\n\n'+body if body else '')
 
 # %% ../nbs/04_render.ipynb #fed3067b
 def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None):
