@@ -54,16 +54,18 @@ def session_table(n):
     t = time.perf_counter(); lines = list(synth_claude(n, seed=3)); gen = time.perf_counter()-t
     mb = sum(map(len, lines))/1e6
     t = time.perf_counter(); msgs = read_claude(lines); read = time.perf_counter()-t
-    t = time.perf_counter(); doc = compact_chat(msgs); render = time.perf_counter()-t
-    t = time.perf_counter(); r = compaction_report(msgs, doc); rep = time.perf_counter()-t
+    t = time.perf_counter(); chat = compact_chat(msgs); render = time.perf_counter()-t
+    t = time.perf_counter(); r = compaction_report(continuation_doc(msgs, '/session.jsonl'), exact=True)
+    rep = time.perf_counter()-t
     fits = []
     for mx in (8_000, 32_000, 128_000):
         t = time.perf_counter(); d = compact_doc(msgs, '/session.jsonl', max_toks=mx); fits.append((mx, len_toks(d), time.perf_counter()-t))
     print(f'\nSynthetic Claude Code session: {len(msgs):,} messages, {mb:,.1f} MB of JSONL ({len(lines):,} records).\n')
     print('| step | time | result |\n|---|---:|---|')
     print(f'| read (parse JSONL to canonical messages) | {fmt_t(read)} | {len(msgs):,} messages, {r.turns:,} turns |')
-    print(f'| compact_chat with compact_policy | {fmt_t(render)} | {r.toks_after:,} tokens |')
-    print(f'| compaction_report (renders and tokenizes the full transcript) | {fmt_t(rep)} | {r.toks_before:,} tokens before, ratio {r.ratio:,} |')
+    print(f'| compact_chat with compact_policy | {fmt_t(render)} | {len_toks(chat):,} tokens |')
+    print(f'| continuation_doc and its exact report (renders and tokenizes the full transcript too) | {fmt_t(rep)} | '
+          f'{r.toks_exact:,} tokens before, {r.toks_after:,} after, ratio {r.toks_exact/r.toks_after:,.1f} |')
     for mx,got,tt in fits: print(f'| compact_doc(max_toks={mx:,}) | {fmt_t(tt)} | {got:,} tokens |')
 
 OLD = '0.0.17'   # the last release before the rewrite: the in-process speed the issue compares with
