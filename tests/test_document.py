@@ -16,13 +16,11 @@ from llmsurgery.render import flat_lines
 from llmsurgery.docstyle import head_cap
 
 root = Path(__file__).resolve().parent.parent
-dirs = [root/'tests'/'data'/'claude-real', root.parent/'shared'/'data'/'claude-real',
-        Path('/work/shared/data/claude-real')]
-real = next((d for d in dirs if d.is_dir()), None)
+real = root/'tests'/'data'/'claude-real'   # the real sessions, in the repository with their licence
 gqc,fum = '258c7280-ae70-4798-800f-63464d01a85d.jsonl','8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl'
 
 def real_file(name):
-    if real is None or not (real/name).is_file(): pytest.skip(f'no {name} here')
+    assert (real/name).is_file(), f'{name} is not in tests/data/claude-real'
     return real/name
 
 @cache

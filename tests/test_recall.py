@@ -23,14 +23,8 @@ from llmsurgery.toks import len_toks
 
 ROOT = Path(__file__).resolve().parent.parent
 
-def real_dir():
-    "The real Claude Code sessions: in the repository once they land there, else in shared/ beside the clone"
-    shared = (ROOT.parent/'shared'/'data'/'claude-real', Path('/work/shared/data/claude-real'))
-    for d in (ROOT/'tests'/'data'/'claude-real', *shared):
-        if d.is_dir(): return d
-    pytest.fail('no claude-real sessions: tests/data/claude-real or shared/data/claude-real')
-
-REAL = sorted(real_dir().glob('*.jsonl'))
+REAL = sorted((ROOT/'tests'/'data'/'claude-real').glob('*.jsonl'))   # the real sessions, with their licence
+assert len(REAL) == 5, 'the five real sessions belong in tests/data/claude-real'
 COMPACTED = [p for p in REAL if p.name.startswith(('258c7280', '8463c716'))]   # each holds a host compaction
 FILES = REAL + sorted((ROOT/'tests'/'data'/'genuine').glob('*.jsonl')) + sorted((ROOT/'examples').glob('*.jsonl'))
 DIALOGS = sorted((ROOT/'tests'/'data'/'solveit-real').glob('*.ipynb'))
