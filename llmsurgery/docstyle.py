@@ -235,7 +235,8 @@ class DocStyle(Renderer):
     def dropped(self, turns, msgs):
         n = msgs if self.origin is None else len(set(self.origin[:msgs]) - set(self.origin[msgs:]))
         said = super().dropped(turns, n) if turns else f'… {n} earlier message{"s"*(n!=1)} left out …'
-        return said if (span := self.span(msgs)) is None else f'{said[:-2]}: {span} …'
+        span = self.span(msgs)
+        return said if span is None else said.removesuffix(' …') + f': {span} …'
 
 # %% ../nbs/05_docstyle.ipynb #87114efa
 def _claims(msgs):
