@@ -1,6 +1,11 @@
 "Hypothesis profiles: `ci` (the default: fixed examples, a few minutes for the whole suite) and `long` (HYPOTHESIS_PROFILE=long)"
 import os
+from pathlib import Path
 from hypothesis import HealthCheck, settings
+
+# hypothesis keeps its caches outside the repository, beside the hosts' (a clean clone stays clean)
+_cache = Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache')/'llmsurgery'/'hypothesis'
+os.environ.setdefault('HYPOTHESIS_STORAGE_DIRECTORY', str(_cache))
 
 _slow_ok = [HealthCheck.too_slow, HealthCheck.data_too_large]
 # `ci` fixes the examples (derandomize) so a CI run is reproducible; tests may still lower max_examples for expensive properties
