@@ -13,7 +13,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/docstyle.html.md"""
 # %% auto #0
 __all__ = ['head_cap', 'boilerplate', 'done_mark', 'rel_path', 'doc_args', 'call_head', 'head_budget', 'doc_call',
            'is_boilerplate', 'runs_counted', 'doc_prep', 'is_error_result', 'err_toks', 'CutLines', 'first_of_each',
-           'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'is_stub', 'DocStyle', 'pair_results']
+           'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'is_stub', 'left_out', 'DocStyle', 'pair_results']
 
 # %% ../nbs/05_docstyle.ipynb #5bc50450
 import re
@@ -213,6 +213,10 @@ def is_stub(s):
     return s.startswith('>') and '…' in s and not s[1:].replace('…', '').strip()
 
 # %% ../nbs/05_docstyle.ipynb #f20b4d8a
+def left_out(origin, k):
+    "How many log messages the first `k` of a rendering's messages (from `origin`, their log indices) wholly hold"
+    return k if origin is None else len(set(origin[:k]) - set(origin[k:]))
+
 class DocStyle(Renderer):
     "A document's renderer: paths relative to `cwd`, a `𝍁` result over `whole_cap` tokens cut, stubs left out"
     def __init__(self, cwd=None, whole_cap=None, origin=None, nums=None):
@@ -233,7 +237,7 @@ class DocStyle(Renderer):
         b = nxt[0]-1 if nxt and nxt[0] is not None and nxt[0]>max(ns) else max(ns)
         return f'#{min(ns)}' + (f'–#{b}' if b>min(ns) else '')
     def dropped(self, turns, msgs):
-        n = msgs if self.origin is None else len(set(self.origin[:msgs]) - set(self.origin[msgs:]))
+        n = left_out(self.origin, msgs)
         said = super().dropped(turns, n) if turns else f'… {n} earlier message{"s"*(n!=1)} left out …'
         span = self.span(msgs)
         return said if span is None else said.removesuffix(' …') + f': {span} …'

@@ -26,7 +26,7 @@ from aidialog.msg_parts import Msg, Text, msg2dict
 from .toks import len_toks, compact_enc, fit_text
 from .par import fork_map
 from .render import *
-from .docstyle import DocStyle, pair_results
+from .docstyle import DocStyle, pair_results, left_out
 from .fit import *
 from .state import (state_facts, render_state, read_state, merge_facts, said_text, task_label, summary_label,
                               host_summary)
@@ -196,7 +196,7 @@ def new_nums(msgs, nums, new):
     return out
 
 # %% ../nbs/08_document.ipynb #f05dfcb6
-_head_re = re.compile(r'\*\*\*(?: #\d+)?(?: \(after the earlier document\))?')   # a line that opens a turn
+_head_re = re.compile(rf'\*\*\*(?: #\d+)?(?:{re.escape(_seam)})?')   # a line that opens a turn
 _turn_re = re.compile(rf'\n\n(?=(?:{_head_re.pattern})\n\n)')
 
 def prior_turns(body):
@@ -232,8 +232,9 @@ def fit_prior(body, max_toks, enc=None):
     if len_toks(body, enc)<=max_toks: return body
     ts = prior_turns(body)
     k = min(_newest(ts, max_toks, enc), len(ts)-1)
-    if len_toks(_behind(ts, k), enc)>max_toks: return ''
-    room = max_toks - len_toks(_behind(ts, k), enc) - len_toks(turn_sep, enc) - 2
+    used = len_toks(_behind(ts, k), enc)
+    if used>max_toks: return ''
+    room = max_toks - used - len_toks(turn_sep, enc) - 2
     cut = fit_text(ts[len(ts)-k-1], room, enc=enc) if room>8 else ''
     return _behind(ts, k, cut) if cut and len_toks(_behind(ts, k, cut), enc)<=max_toks else _behind(ts, k)
 
@@ -272,8 +273,7 @@ def doc_msgs(msgs):
 
 def in_log(stats, origin, n):
     "`stats` of a rendering of messages from `origin` (indices into `n` log messages), counted in the log's messages"
-    start = stats['dropped_msgs']
-    return dict(stats, msgs=n, dropped_msgs=len(set(origin[:start]) - set(origin[start:])))
+    return dict(stats, msgs=n, dropped_msgs=left_out(origin, stats['dropped_msgs']))
 
 # %% ../nbs/08_document.ipynb #f7e2eb52
 _doc_floors = dict(fit_floors, result_toks=0)   # a result may shrink to its least form: boilerplate is `> ok`
@@ -312,10 +312,10 @@ def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, 
     covers,pol = covers_clause(msgs),Policy(enc, **policy)
     facts = capped_summary(doc_facts(msgs, new, prior, since, cwd, task), max_toks, enc)
     conv,origin = doc_msgs(new)
-    ns = nums and any(o is not None for o in nums) and L(new_nums(msgs, nums, new))[origin]
+    ns = L(new_nums(msgs, nums, new))[origin] if nums and any(o is not None for o in nums) else None
     def wrap(p, c, b=pol.budgets):
-        return compact_content(doc_body(p, c), path, notes, covers, render_state(facts, b), bool(ns))
-    r = DocStyle(cwd, max_toks, origin, ns or None)
+        return compact_content(doc_body(p, c), path, notes, covers, render_state(facts, b), ns is not None)
+    r = DocStyle(cwd, max_toks, origin, ns)
     if max_toks is None:
         res = policy_chat(conv, pol, enc, r)
         return Doc(wrap(prior, res.text), in_log(res.stats, origin, len(new)), prior, new, kept=prior)

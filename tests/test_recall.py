@@ -75,6 +75,11 @@ def doc_turns(doc):
     assert all(_head_re.match(p) for p in pieces), [p[:40] for p in pieces if not _head_re.match(p)]
     return [(int(_head_re.match(p)[1]), p.split('\n\n', 1)[1].split('\n')[0]) for p in pieces],left
 
+def cut_results(s, doc):
+    "`[(N, result)]`: the tool results of session `s` that document `doc` does not hold whole, by message number"
+    return [(n, p) for n,m in zip(s.nums, s.msgs) if m.role=='tool' for p in m.content
+            if isinstance(p, ToolResult) and result_part(p, None) not in doc]
+
 def said(line):
     "The words a user or assistant line of a document opens with, up to any cut: what its message says first"
     return re.split(r' … | [§»]$', line[2:])[0][:40] if line[:2] in ('§ ', '» ') else None
@@ -111,8 +116,7 @@ def test_a_turns_range_holds_its_cut_results(path):
     d = read_session(path, warn=False)
     doc = compact_session(path).text
     heads = [n for n,_ in doc_turns(doc)[0]] + [max(d.nums) + 1]
-    cut = [(n, p) for n,m in zip(d.nums, d.msgs) if m.role=='tool' for p in m.content
-           if isinstance(p, ToolResult) and result_part(p, None) not in doc]
+    cut = cut_results(d, doc)
     shown = {}
     for n,p in cut:
         a = max(h for h in heads if h <= n)
@@ -180,8 +184,7 @@ def test_cut_results_come_back_whole(path):
     doc = compact_session(path).text
     items,render = recall_items(read_session(path, all=True, warn=False))
     lines = path.read_text(encoding='utf-8', errors='replace').split('\n')
-    cut = [(n, p) for n,m in zip(d.nums, d.msgs) if m.role=='tool' for p in m.content
-           if isinstance(p, ToolResult) and result_part(p, None) not in doc]
+    cut = cut_results(d, doc)
     if path.name.startswith(('258c', '8463')): assert len(cut) >= 5
     if path.name.startswith(('subagent', 'tool_heavy')): assert cut
     for n,p in cut:
