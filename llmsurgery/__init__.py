@@ -12,6 +12,7 @@ Modules:
 - `llmsurgery.files`: Writing a file whole or not at all, writing through devices, FIFOs and pipes, and reading only regular files
 - `llmsurgery.fit`: Fitting a whole conversation to a target size by choosing its budgets
 - `llmsurgery.hist`: Conversations as dialogs, and dialog replies back as messages
+- `llmsurgery.hookjobs`: Which job a host's hook event asks for, told from the event alone, before anything heavy is imported
 - `llmsurgery.hooks`: llmsurgery inside Claude Code and Codex: its hooks installed in the host's settings, and run by the host
 - `llmsurgery.inject`: What agent hosts write into the conversation that nobody typed: plumbing, reminders, skill texts, summaries
 - `llmsurgery.jsonl`: A host's JSONL log: reading its records into messages, writing records, and the `Host` that bundles one host's parts

@@ -14,15 +14,13 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hooks.html.md"""
 __all__ = ['job_timeouts', 'hook_command', 'is_ours', 'compact_command', 'check_hooks', 'load_hooks_file', 'hook_groups',
            'without_ours', 'with_ours', 'json_text', 'state_home', 'hooks_log', 'record_path', 'file_bytes',
            'note_change', 'restore', 'hook_host', 'install_hooks', 'uninstall_hooks', 'HookTimeout', 'set_deadline',
-           'failure_line', 'log_failure', 'context_json', 'hook_input', 'run_hook', 'main']
+           'failure_line', 'log_failure', 'context_json', 'hook_input', 'hook_job', 'run_hook', 'main']
 
 # %% ../nbs/17_hooks.ipynb #67397b26
 import base64, hashlib, json, os, re, shlex, signal, sys, threading, traceback
 from pathlib import Path
 from .files import atomic_write, read_regular
-from .jsonl import timestamp_now
-from .sessions import host_registry
-from .service import compacted_state, hook_resume
+from .hookjobs import hook_jobs
 
 # %% ../nbs/17_hooks.ipynb #235dab0c
 def hook_command(name):
@@ -158,6 +156,7 @@ def _trust(host, path, cmd, rec):
 
 def hook_host(name):
     "The `Host` named `name`, if llmsurgery can hook into it; a ValueError otherwise"
+    from llmsurgery.sessions import host_registry   # the registry imports every host: only when a hook has a job, or installs
     h = host_registry.get(name)
     if h is None or h.hooks_file is None:
         raise ValueError(f'unknown host {name!r}: use one of {", ".join(host_registry)}')
@@ -226,6 +225,7 @@ def failure_line(name, inp, e):
     tb = traceback.extract_tb(e.__traceback__)
     at = f' at {Path(tb[-1].filename).name}:{tb[-1].lineno}' if tb else ''
     said = ' '.join(f'{type(e).__name__}: {e}'.split())
+    from llmsurgery.jsonl import timestamp_now   # only on a failure: jsonl imports the messages' types
     return f"{timestamp_now()} {name} {inp.get('hook_event_name')} {inp.get('session_id')}: {said}{at}\n"
 
 def log_failure(line, log=None):
@@ -252,6 +252,7 @@ def hook_input(raw):
 # %% ../nbs/17_hooks.ipynb #0af8038c
 def _state(host, inp, out, err):
     "The state of what the host just compacted, printed as context for its next request; status 0"
+    from llmsurgery.service import compacted_state
     set_deadline(job_timeouts['state']*_margin)
     text = compacted_state(inp['transcript_path'], host, inp.get('cwd'), compact_command())
     if text: out.write(context_json(inp.get('hook_event_name', 'SessionStart'), text)+'\n')
@@ -260,6 +261,7 @@ def _state(host, inp, out, err):
 
 def _resume(host, inp, out, err):
     "The resumable session written, the message naming `/resume` on stderr, and status 2: the host's step is blocked"
+    from llmsurgery.service import hook_resume
     _,msg = hook_resume(inp['transcript_path'], host, inp.get('cwd'))
     err.write(msg+'\n')
     err.flush()
@@ -268,15 +270,19 @@ def _resume(host, inp, out, err):
 _jobs = dict(state=_state, resume=_resume)
 
 # %% ../nbs/17_hooks.ipynb #6019a637
+def hook_job(name, inp):
+    "The job host `name`'s hook event `inp` asks for, told by `hookjobs` when it knows the host; None: nothing to do"
+    f = hook_jobs.get(name)
+    return f(inp) if f else hook_host(name).hook_job(inp)
+
 def run_hook(name, src, out, err, log=None):
     "Run host `name`'s hook on the event read from `src`, writing to `out` and `err`: its status (a failure: logged, 0)"
     inp = None
     try:
         set_deadline(max(job_timeouts.values())*_margin)
-        host = hook_host(name)
         inp = hook_input(src.read())
-        job = host.hook_job(inp)
-        return _jobs[job](host, inp, out, err) if job else 0
+        job = hook_job(name, inp)   # decided before the service is imported: most events ask for nothing
+        return _jobs[job](hook_host(name), inp, out, err) if job else 0
     except BaseException as e:   # never hurt the host: add nothing, let it go on, say why in the log
         set_deadline(0)
         log_failure(failure_line(name, inp, e), log)

@@ -225,3 +225,40 @@ pieces = st.lists(st.sampled_from(list("aZ09 .,!?/\\-_()'\"\t\n\r¶…▶é漢�
 def test_counts_add_up_at_sure_piece_starts(s, i):
     for j in (piece_cut(s, i), last_piece_start(s, i)):
         if j: assert len_toks(s[:j]) + len_toks(s[j:]) == len_toks(s), (s, j)
+
+PASS_EVENTS = [('codex', dict(hook_event_name='UserPromptSubmit', prompt='fix the parser', session_id='s', transcript_path='/nowhere')),
+               ('claude', dict(hook_event_name='SessionStart', source='startup', session_id='s', transcript_path='/nowhere')),
+               ('claude', dict(hook_event_name='PreCompact', trigger='manual', custom_instructions='keep the tests'))]
+
+HOOK_MODULES = """import json, runpy, sys
+sys.argv = ['llmsurgery.hooks', sys.argv[1]]
+try: runpy.run_module('llmsurgery.hooks', run_name='__main__', alter_sys=True)
+except SystemExit as e: status = e.code
+print(json.dumps(dict(status=status, modules=sorted(sys.modules))))"""
+
+def hook_modules(name, event, tmp_path):
+    "Run host `name`'s hook on `event` as `python -P -m llmsurgery.hooks` runs it: (status, modules it imported, stdout)"
+    import subprocess, sys
+    env = dict(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path/'state'), PATH='/usr/bin:/bin')
+    p = subprocess.run([sys.executable, '-P', '-c', HOOK_MODULES, name], input=json.dumps(event).encode(),
+                       capture_output=True, env=env, timeout=60)
+    *said, last = p.stdout.decode().splitlines()
+    r = json.loads(last)
+    return r['status'], set(r['modules']), said
+
+@pytest.mark.parametrize('name,event', PASS_EVENTS)
+def test_a_hook_with_nothing_to_do_imports_nothing_heavy(name, event, tmp_path):
+    "An event the hook lets pass is decided before the service, the hosts, aidialog or tiktoken are imported"
+    status, mods, said = hook_modules(name, event, tmp_path)
+    assert (status, said) == (0, [])
+    heavy = {'tiktoken', 'aidialog', 'llmsurgery.service', 'llmsurgery.sessions', 'llmsurgery.claude', 'llmsurgery.codex',
+             'llmsurgery.jsonl', 'orjson', 'fastcore'}
+    assert not heavy & mods, heavy & mods
+    assert not (tmp_path/'state'/'llmsurgery'/'hooks.log').exists()
+
+def test_a_hook_with_a_job_imports_the_service(tmp_path):
+    "The same run on an event with a job does import the service (so the test above can fail): here it fails and logs"
+    ev = dict(hook_event_name='SessionStart', source='compact', session_id='s', transcript_path=str(tmp_path/'gone.jsonl'))
+    status, mods, said = hook_modules('codex', ev, tmp_path)
+    assert (status, said) == (0, []) and {'llmsurgery.service', 'tiktoken'} <= mods
+    assert 'gone.jsonl' in (tmp_path/'state'/'llmsurgery'/'hooks.log').read_text()
