@@ -76,6 +76,7 @@ def _whole_toks(m, cap, enc=None, r=dsl):
     return cap+1 if chars>tok_chars*(cap+2) else len_toks(render_msg(m, Budgets.unlimited(), r, enc), enc)
 
 # %% ../nbs/06_fit.ipynb #7d740ff5
+_block = 2048   # messages rendered at a time, newest first, while their tokens may still be within the target
 _look_back = 8   # the newest turns may show a rendering is over its target while they are at most an eighth of the messages
 
 # %% ../nbs/06_fit.ipynb #4569b0ca
@@ -85,7 +86,7 @@ class _Fitter:
         store_attr('msgs,pol,enc,wrap,r,verbatim')   # verbatim: `wrap` keeps the rendering as it is
         mins = min_budgets(enc)._asdict()
         self.floors = {k: min(pol[k], max(mins[k], ifnone(floors, fit_floors)[k])) for k in Budgets._fields}
-        self.cache,self.memo,self.sizes = {},WindowMemo(enc),{}
+        self.cache,self.memo,self.sizes,self.firsts,self.n = {},WindowMemo(enc),{},{},n
         self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc, r)
         self.starts = turn_starts(msgs, r)
         later = [i for i in self.starts if i>0][::-1]
@@ -95,11 +96,11 @@ class _Fitter:
         texts = self._msgs(self._jobs(knob, start))
         body = join_turns(self.msgs, texts, self.r, start, self.starts)
         return self.wrap(body, _state_budgets(knob, self.pol, self.floors)), texts
-    def _jobs(self, knob, start):
-        "`(i, Budgets)` of each message from `start` on at `knob`: a tail message's budgets or its class's"
+    def _jobs(self, knob, start, end=None):
+        "`(i, Budgets)` of each message from `start` (to `end`) at `knob`: a tail message's budgets or its class's"
         b,x = _budgets(knob, self.pol, self.floors)
         tb = _tail_budgets(b, x)
-        return [(i, tb if i in self.tail else b) for i in range(start, len(self.msgs))]
+        return [(i, tb if i in self.tail else b) for i in range(start, ifnone(end, len(self.msgs)))]
     def _key(self, i, b):
         "What message `i`'s rendering with `Budgets` `b` depends on"
         role = self.msgs[i].role
@@ -122,6 +123,22 @@ class _Fitter:
             newest = turn_text(self.msgs, texts, self.r, s, self.starts).removeprefix('***\n\n')   # as the whole has it
             if texts[0] and inner_toks(newest, self.enc)>n: return True
         return False
+    def first(self, knob):
+        "The first start that may fit the target at `knob`: the messages from any earlier one hold more tokens inside them"
+        if not self.verbatim: return 0
+        if knob not in self.firsts: self.firsts[knob] = self._first(knob)
+        return self.firsts[knob]
+    def _first(self, knob):
+        "Messages rendered newest first, a block at a time, until the tokens inside their texts pass the target"
+        tot,end = 0,len(self.msgs)
+        while end>0:
+            start = max(end-_block, 0)
+            texts = self._msgs(self._jobs(knob, start, end))
+            for i in range(end-1, start-1, -1):
+                tot += inner_toks(texts[i-start], self.enc)   # a text's inner tokens are tokens of any text holding it
+                if tot>self.n: return i+1
+            end = start
+        return 0
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"
         if (knob, start) not in self.sizes: self.sizes[knob, start] = len_toks(self.render(knob, start)[0], self.enc)
@@ -143,29 +160,30 @@ def _largest(lo, hi, size, n):
     return lo
 
 # %% ../nbs/06_fit.ipynb #60827897
-def _most_turns(size, turns, knob, n):
+def _most_turns(size, turns, knob, n, first=lambda k: 0):
     "The start of the most turns that fit within `n` at `knob`, and the largest knob from `knob` up they fit at; None if none do"
     if size(knob, turns[0])>n: return None
-    s = turns[_largest(0, len(turns)-1, lambda j: size(knob, turns[j]), n)]
+    hi = max(sum(t>=first(knob) for t in turns)-1, 0)   # turns before `first(knob)` are surely over: never rendered whole
+    s = turns[_largest(0, hi, lambda j: size(knob, turns[j]), n)]
     return _largest(knob, knob_top, lambda k: size(k, s), n), s
 
-def _from_first(size, n):
+def _from_first(size, n, first=lambda k: 0):
     "Every message, at the largest knob that fits; None if the floors do not (a later start may cost more: its marker)"
-    return (_largest(0, knob_top, lambda k: size(k, 0), n), 0) if size(0, 0)<=n else None
+    return (_largest(0, knob_top, lambda k: size(k, 0), n), 0) if not first(0) and size(0, 0)<=n else None
 
-def _most_msgs(size, hi, n):
+def _most_msgs(size, hi, n, first=lambda k: 0):
     "The earliest message (from `hi` back) that the rendering may start at within `n` at knob 0, and its largest knob; None if none"
     if size(0, hi)>n: return None
-    s = hi-_largest(0, hi, lambda j: size(0, hi-j), n)   # an older turn loses its oldest messages, not all at once
+    s = hi-_largest(0, max(hi-first(0), 0), lambda j: size(0, hi-j), n)   # an older turn loses its oldest messages, not all at once
     return _largest(0, knob_top, lambda k: size(k, s), n), s
 
 # %% ../nbs/06_fit.ipynb #41a62d86
 fill = 3/4   # user text whole, the oldest turns dropped, is the fit when it fills this share of the target
 
-def _below_policy(size, turns, nmsgs, n):
+def _below_policy(size, turns, nmsgs, n, first=lambda k: 0):
     "`(knob, start)` when the policy does not fit: user text whole with the oldest turns dropped, unless more turns or messages squeezed fill more of a target it leaves a quarter empty"
-    if (a := _most_turns(size, turns, knob_keep, n)) and size(*a)>=n*fill: return a   # user text whole fills the target: the oldest turns go
-    cands = [o for o in (a, _most_turns(size, turns, 0, n), _most_msgs(size, turns[0], n), _from_first(size, n)) if o]
+    if (a := _most_turns(size, turns, knob_keep, n, first)) and size(*a)>=n*fill: return a   # user text whole fills the target: the oldest turns go
+    cands = [o for o in (a, _most_turns(size, turns, 0, n, first), _most_msgs(size, turns[0], n, first), _from_first(size, n, first)) if o]
     if cands: return max(cands, key=lambda o: size(*o))   # else whatever fills most; on a tie, user text whole, then whole turns
     if (m := size(knob_least, nmsgs))>n: raise ValueError(f'max_toks={n} is too small: the least this rendering can be is {m} tokens')
     if size(0, nmsgs)>n: return _largest(knob_least, 0, lambda k: size(k, nmsgs), n), nmsgs   # room for less than the state: it shrinks
@@ -180,7 +198,7 @@ def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, r=dsl, verbatim=N
     f = _Fitter(msgs, pol, enc, wrap, n, floors, r, ifnone(verbatim, wrap is noop))   # verbatim: `wrap` keeps it as is
     turns = ([0]+[i for i in turn_starts(msgs, r) if i>0])[::-1]   # where the kept part may start: the newest turn to all
     if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max if grow else knob_top, f.toks, n),0
-    else: knob,start = _below_policy(f.toks, turns, len(msgs), n)
+    else: knob,start = _below_policy(f.toks, turns, len(msgs), n, f.first)
     doc,texts = f.render(knob, start)
     return Rendering(doc, chat_stats(msgs, texts, start, r, enc), f.toks(knob, start))
 
