@@ -13,11 +13,13 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/docstyle.html.md"""
 # %% auto #0
 __all__ = ['head_cap', 'boilerplate', 'done_mark', 'rel_path', 'doc_args', 'call_head', 'head_budget', 'doc_call',
            'is_boilerplate', 'runs_counted', 'doc_prep', 'is_error_result', 'err_toks', 'CutLines', 'first_of_each',
-           'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'is_stub', 'left_out', 'DocStyle', 'pair_results']
+           'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'is_stub', 'held_lasts', 'left_out', 'num_ends',
+           'DocStyle', 'pair_results']
 
 # %% ../nbs/05_docstyle.ipynb #5bc50450
 import re
-from itertools import chain
+from bisect import bisect_left
+from itertools import accumulate, chain
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, mk_msg
 from .toks import *
@@ -213,15 +215,31 @@ def is_stub(s):
     return s.startswith('>') and '…' in s and not s[1:].replace('…', '').strip()
 
 # %% ../nbs/05_docstyle.ipynb #f20b4d8a
-def left_out(origin, k):
+def held_lasts(origin):
+    "Where each log message's last rendered message is, in order: the first `k` wholly hold those before `k`"
+    return None if origin is None else sorted({o: i for i,o in enumerate(origin)}.values())
+
+def left_out(origin, k, lasts=None):
     "How many log messages the first `k` of a rendering's messages (from `origin`, their log indices) wholly hold"
-    return k if origin is None else len(set(origin[:k]) - set(origin[k:]))
+    if origin is None: return k
+    return bisect_left(ifnone(lasts, held_lasts(origin)), k)   # `lasts`: `held_lasts(origin)`, made once for many `k`
+
+_span_block = 1024   # messages whose numbers' least and greatest are kept together, for `DocStyle.ends`
+
+def num_ends(ns, e=None):
+    "`(least, greatest)` of the numbers `ns` that are not None, and of `e`'s; None if there are none"
+    ns = [n for n in ns if n is not None] + list(e or [])
+    return (min(ns), max(ns)) if ns else None
 
 class DocStyle(Renderer):
     "A document's renderer: paths relative to `cwd`, a `𝍁` result over `whole_cap` tokens cut, stubs left out"
     def __init__(self, cwd=None, whole_cap=None, origin=None, nums=None):
         self.cwd = cwd.rstrip('/') if isinstance(cwd, str) and cwd.strip('/') else None
         self.whole_cap,self.origin,self.nums = whole_cap,origin,nums   # of each message rendered: log index, number
+        ns,blk = nums or [],_span_block   # a dropped line at any start is said without a pass over all messages
+        self.lasts = held_lasts(origin)
+        ends = (num_ends(ns[i:i+blk]) for i in range(0, len(ns), blk))
+        self.pre = [None, *accumulate(ends, lambda e,f: num_ends(f or (), e))]   # of the first 0, 1, 2, ... blocks
     def call(self, p, max_toks, enc=None): return doc_call(p, max_toks, self.cwd, enc)
     def result(self, p, max_toks, enc=None):
         r = doc_result(p, max_toks, self.whole_cap, enc)
@@ -230,35 +248,40 @@ class DocStyle(Renderer):
     def turn_head(self, i):
         n = self.nums[i] if self.nums else None
         return '***' if n is None else f'*** #{n}'
+    def ends(self, k):
+        "`(least, greatest)` of the numbers of the first `k` messages; None if they have none"
+        q = min(k, len(self.nums or []))//_span_block
+        return num_ends((self.nums or [])[q*_span_block:k], self.pre[q])
     def span(self, k):
         "`#A–#B`: the numbers the first `k` messages cover, up to the next one's; None if they have none"
-        ns,nxt = [n for n in (self.nums or [])[:k] if n is not None],(self.nums or [])[k:k+1]
-        if not ns: return None
-        b = nxt[0]-1 if nxt and nxt[0] is not None and nxt[0]>max(ns) else max(ns)
-        return f'#{min(ns)}' + (f'–#{b}' if b>min(ns) else '')
+        ends,nxt = self.ends(k),(self.nums or [])[k:k+1]
+        if ends is None: return None
+        lo,hi = ends
+        b = nxt[0]-1 if nxt and nxt[0] is not None and nxt[0]>hi else hi
+        return f'#{lo}' + (f'–#{b}' if b>lo else '')
     def dropped(self, turns, msgs):
-        n = left_out(self.origin, msgs)
+        n = left_out(self.origin, msgs, self.lasts)
         said = super().dropped(turns, n) if turns else f'… {n} earlier message{"s"*(n!=1)} left out …'
         span = self.span(msgs)
         return said if span is None else said.removesuffix(' …') + f': {span} …'
 
 # %% ../nbs/05_docstyle.ipynb #87114efa
 def _claims(msgs):
-    "`{call id: [indices of the tool messages after it whose first result carries that id]}`"
-    calls,res = set(),{}
+    "`{(i, call id): [indices of the tool messages whose first result carries that id, after call message i, the latest with it]}`"
+    calls,res = {},{}
     for i,m in enumerate(msgs):
-        if m.role=='assistant': calls.update(p.id for p in m.content if isinstance(p, ToolUse) and p.id)
+        if m.role=='assistant': calls.update((p.id, i) for p in m.content if isinstance(p, ToolUse) and p.id)
         rid = first(p.id for p in m.content if isinstance(p, ToolResult)) if m.role=='tool' else None
-        if rid in calls: res.setdefault(rid, []).append(i)
+        if rid in calls: res.setdefault((calls[rid], rid), []).append(i)   # an id used again (a copied history) is a new call
     return res
 
 # %% ../nbs/05_docstyle.ipynb #a6816053
-def _pieces(m, claims):
-    "`[(message, call id or None)]`: assistant message `m` split after each call that `claims` has results for"
+def _pieces(m, claims, i):
+    "`[(message, claim or None)]`: assistant message `m` (the `i`th) split after each call that `claims` has results for"
     res,cur = [],[]
     for p in m.content:
         cur.append(p)
-        if isinstance(p, ToolUse) and p.id in claims: res,cur = res+[(cur, p.id)],[]
+        if isinstance(p, ToolUse) and (i, p.id) in claims: res,cur = res+[(cur, (i, p.id))],[]
     if cur or not res: res.append((cur, None))
     if len(res)==1: return [(m, res[0][1])]
     return [(Msg(m.role, ps, m.raw, m.raw_api), cid) for ps,cid in res]
@@ -270,6 +293,6 @@ def pair_results(msgs):
     moved,res = {j for js in claims.values() for j in js},[]
     for i,m in enumerate(msgs):
         if i in moved: continue
-        for piece,cid in (_pieces(m, claims) if m.role=='assistant' else [(m, None)]):
+        for piece,cid in (_pieces(m, claims, i) if m.role=='assistant' else [(m, None)]):
             res += [(piece, i)] + [(msgs[j], j) for j in claims.get(cid, [])]
     return [m for m,_ in res], [i for _,i in res]

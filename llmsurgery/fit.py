@@ -196,11 +196,11 @@ def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, r=dsl, verbatim=N
     "Render `msgs` by `r` so that `wrap(rendering, budgets)` is within `max_toks` tokens, the budgets grown to fill it if `grow`"
     msgs,pol,n = [as_msg(m) for m in msgs],Policy(enc, **policy),max(int(max_toks), 0)
     f = _Fitter(msgs, pol, enc, wrap, n, floors, r, ifnone(verbatim, wrap is noop))   # verbatim: `wrap` keeps it as is
-    turns = ([0]+[i for i in turn_starts(msgs, r) if i>0])[::-1]   # where the kept part may start: the newest turn to all
+    turns = ([0]+[i for i in f.starts if i>0])[::-1]   # where the kept part may start: the newest turn to all
     if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max if grow else knob_top, f.toks, n),0
     else: knob,start = _below_policy(f.toks, turns, len(msgs), n, f.first)
     doc,texts = f.render(knob, start)
-    return Rendering(doc, chat_stats(msgs, texts, start, r, enc), f.toks(knob, start))
+    return Rendering(doc, chat_stats(msgs, texts, start, r, enc, f.starts), f.toks(knob, start))
 
 # %% ../nbs/06_fit.ipynb #1654f83c
 def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, last_n=0, max_toks=None):

@@ -23,6 +23,7 @@ __all__ = ['call_renderers', 'dsl', 'compact_policy', 'turn_sep', 'tool_part', '
 import re
 from bisect import bisect_left
 from collections import namedtuple
+from itertools import islice
 from functools import cache
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Part, Text, Thinking, Refusal, Media, ToolUse, ToolResult, mk_msg
@@ -365,7 +366,8 @@ def turn_starts(msgs, r=dsl):
 # %% ../nbs/04_render.ipynb #ae488bdf
 def tail_idxs(msgs, last_n):
     "Indices of the last `last_n` substantive messages"
-    return set(L(i for i,m in enumerate(msgs) if substantive(m))[-last_n:]) if last_n else set()
+    newest = (i for i in range(len(msgs)-1, -1, -1) if substantive(msgs[i]))   # from the end: a long chat is not walked
+    return set(islice(newest, last_n)) if last_n else set()
 
 # %% ../nbs/04_render.ipynb #48312bfe
 def render_msg(m, b, r=dsl, enc=None):
@@ -407,9 +409,9 @@ def join_turns(msgs, texts, r=dsl, start=0, starts=None):
     return r.dropped(bisect_left(starts, start), start) + ('\n\n'+body if body else '')
 
 # %% ../nbs/04_render.ipynb #fed3067b
-def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None):
-    "Counts for a report from the `texts` renderer `r` made of `msgs` after the first `dropped`, left out"
-    kept,users = msgs[dropped:],turn_starts(msgs, r)
+def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None, starts=None):
+    "Counts for a report from the `texts` renderer `r` made of `msgs` after the first `dropped`, left out (turns: `starts`)"
+    kept,users = msgs[dropped:],ifnone(starts, turn_starts(msgs, r))
     cut = lambda i: was_cut(msgs[i], texts[i-dropped], r, enc)
     ucut,udrop = sum(cut(i) for i in users if i>=dropped),sum(i<dropped for i in users)
     return dict(msgs=len(msgs), turns=len(users), dropped_msgs=dropped,   # each turn opens with a user message
