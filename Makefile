@@ -22,7 +22,8 @@ demo: $(STAMP)  ## compact the bundled long Claude Code session to 12,000 tokens
 test: $(STAMP)  ## the whole test suite, as CI runs it
 	@PATH=$(CURDIR)/$(BIN):$$PATH sh tools/test.sh
 
-bench: $(STAMP)  ## performance tables for the README (not part of the tests)
+bench: $(STAMP)  ## issue 26's measures as ratios in one run (REV=main also measures a before), then the README's performance tables (not part of the tests)
+	@$(BIN)/python bench/issue.py $(if $(REV),--rev $(REV))
 	@$(BIN)/python bench/bench.py
 	@$(BIN)/python bench/e2e.py   # end to end on 13, 100 and 400 MB sessions built from tests/data/claude-real (cached outside the repository)
 

@@ -1,0 +1,116 @@
+"""The measures of issue 26, each as a ratio against its own baseline taken in the same run, beside the issue's goal.
+
+Run: `make bench` (or `.venv/bin/python bench/issue.py [--mb 400] [--msgs 10000] [--reps 3] [--rev REV]`). Not part of the
+test suite. Rows: `--all` on the ~400 MB chained Claude Code session (bench/e2e.py builds it, cached outside the
+repository) against the stdlib JSON-parse floor of the same file, its peak RSS against the file's size, the default read
+against the same floor, the compaction of the synthetic 10,000-message session in process against llmsurgery 0.0.17
+(bench/bench.py installs it in a venv of its own), and Codex's UserPromptSubmit hook letting an ordinary prompt pass,
+against the bare interpreter. `--rev REV` measures that git revision too (extracted into the cache), in the same run: a
+before and after on one machine. The machine may be shared: ratios within one run are what compare.
+"""
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'examples'))
+import e2e, bench
+from make_examples import synth_claude
+
+NEW_RUN = """import sys, time
+sys.path.insert(0, sys.argv[1])
+from llmsurgery.claude import read_claude
+from llmsurgery.compact import compact_doc, compact_enc
+lines, ts = open(sys.argv[2]).read().splitlines(), []
+compact_enc()
+for _ in range(int(sys.argv[3])):
+    t = time.perf_counter(); msgs = read_claude(lines); r = time.perf_counter()
+    compact_doc(msgs, '/session.jsonl'); ts.append((time.perf_counter()-t, time.perf_counter()-r))
+print(*min(ts))
+"""
+PASS = json.dumps(dict(hook_event_name='UserPromptSubmit', prompt='fix the parser', session_id='t',
+                       transcript_path='/nowhere.jsonl', cwd='/')).encode()
+
+def wall(cmd, env=None, stdin=b''):
+    "Seconds one run of `cmd` takes"
+    t = time.perf_counter()
+    subprocess.run(cmd, input=stdin, capture_output=True, env=env, check=True, timeout=120)
+    return time.perf_counter()-t
+
+def median(f, reps): return statistics.median(f() for _ in range(reps))
+
+def hook_row(code, reps, state):
+    "`(hook seconds, bare interpreter seconds)`: Codex's hook on a prompt it lets pass, medians of `reps` runs"
+    env = dict(os.environ, PYTHONPATH=str(code), XDG_STATE_HOME=state)
+    bare = median(lambda: wall([sys.executable, '-P', '-c', 'pass'], env), reps)
+    hook = median(lambda: wall([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'codex'], env, PASS), reps)
+    return hook, bare
+
+def chat_row(code, path, reps):
+    "`(read + compact, compact only)` seconds of this code in process on the synthetic session at `path`"
+    out = subprocess.run([sys.executable, '-c', NEW_RUN, str(code), str(path), str(reps)], capture_output=True, text=True, check=True)
+    return tuple(map(float, out.stdout.split()))
+
+def old_row(path, cache):
+    "The same for llmsurgery 0.0.17, in its own venv"
+    env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(bench.o200k_cache(cache)))
+    out = subprocess.run([str(bench.old_python(cache)), '-c', bench.OLD_RUN, str(path)], capture_output=True, text=True,
+                         check=True, env=env, cwd=path.parent)
+    return tuple(map(float, out.stdout.split()))
+
+def e2e_rows(code, chain, cache, reps):
+    "`(floor, --all, default)` of `e2e.measure`, the CLI importing llmsurgery from `code`"
+    (launch := cache/'llmsurgery-compact.py').write_text(e2e.LAUNCH)
+    cli = [e2e.PY, str(launch), str(code), str(chain)]
+    floor = e2e.measure([e2e.PY, '-c', e2e.FLOOR, str(chain)], reps)
+    return floor, e2e.measure([*cli, '--all'], reps), e2e.measure(cli, reps)
+
+def measures(code, chain, synth, cache, reps, old, state):
+    "Each row's `(value, baseline)` for the code in `code`"
+    floor,whole,default = e2e_rows(code, chain, cache, reps)
+    hook,bare = hook_row(code, max(reps, 5), state)
+    new = chat_row(code, synth, 3)
+    return dict(all=(whole[0], floor[0]), rss=(whole[1], chain.stat().st_size), default=(default[0], floor[0]),
+                chat=(old[1], new[1]), hook=(hook, bare))
+
+ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of the file', '{:.2f} s', '≤ 2x, then 1.5x', lambda r: r<=2),
+        ('rss', "its peak RSS, against the input's size", '{:,.0f} MB', '≤ 1x', lambda r: r<=1),
+        ('default', 'the default (after the last boundary) on the same file, against the floor', '{:.2f} s', '≤ 0.25x', lambda r: r<=0.25),
+        ('chat', '`compact_doc` on the synthetic {msgs:,}-message session, llmsurgery 0.0.17 against it (in process)', '{:.3f} s', '≥ 5x', lambda r: r>=5),
+        ('hook', "Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the bare interpreter", '{:.3f} s', '≤ 0.05 s', None)]
+
+def cell(key, v, fmt):
+    "A value as the row shows it"
+    return fmt.format(v/1e6) if key=='rss' else fmt.format(v)
+
+def print_table(runs, mb, msgs):
+    "One row per measure: each run's value, baseline and ratio, and whether the goal is met"
+    names = list(runs)
+    print('| measure | ' + ' | '.join(f'{n}: value / baseline = ratio' for n in names) + ' | goal | met (last) |')
+    print('|---|' + '---:|'*len(names) + '---|---|')
+    for key,label,fmt,goal,ok in ROWS:
+        cells = []
+        for n in names:
+            v,b = runs[n][key]
+            cells.append(f'{cell(key, v, fmt)} / {cell(key, b, fmt)} = {v/b:,.2f}x')
+        v,b = runs[names[-1]][key]
+        met = ok(v/b) if ok else v<=0.05
+        print(f'| {label.format(mb=mb, msgs=msgs)} | ' + ' | '.join(cells) + f' | {goal} | {"yes" if met else "no"} |')
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--mb', type=int, default=400, help='size of the chained session, MB')
+    ap.add_argument('--msgs', type=int, default=10_000, help='messages in the synthetic session')
+    ap.add_argument('--reps', type=int, default=1, help='runs of each end-to-end case; the best is taken')
+    ap.add_argument('--rev', help='also measure this git revision (a before), in the same run')
+    a = ap.parse_args()
+    cache = e2e.default_cache(); cache.mkdir(parents=True, exist_ok=True)
+    chain = e2e.build_chain(e2e.find_data(), cache, a.mb)
+    print(f'Issue 26 measures: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {e2e.load()} at start\n')
+    with tempfile.TemporaryDirectory() as tmp:
+        (synth := Path(tmp)/'s.jsonl').write_text('\n'.join(synth_claude(a.msgs, seed=3))+'\n')
+        old = old_row(synth, cache)
+        codes = ([(f'{a.rev} (before)', e2e.code_dir(cache, a.rev))] if a.rev else []) + [('working tree', e2e.ROOT)]
+        runs = {n: measures(c, chain, synth, cache, a.reps, old, tmp) for n,c in codes}
+    print_table(runs, a.mb, a.msgs)
+    print(f'\nload average at end: {e2e.load()}')
+
+if __name__ == '__main__': main()
