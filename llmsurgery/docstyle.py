@@ -290,9 +290,11 @@ def _pieces(m, claims, i):
 def pair_results(msgs):
     "`(messages, origin)`: `msgs` with each tool result right after its call, and the index in `msgs` each came from"
     claims = _claims(msgs)
-    moved,res = {j for js in claims.values() for j in js},[]
+    moved,ms,origin = {j for js in claims.values() for j in js},[],[]
     for i,m in enumerate(msgs):
         if i in moved: continue
         for piece,cid in (_pieces(m, claims, i) if m.role=='assistant' else [(m, None)]):
-            res += [(piece, i)] + [(msgs[j], j) for j in claims.get(cid, [])]
-    return [m for m,_ in res], [i for _,i in res]
+            js = claims.get(cid, ())
+            ms += [piece, *(msgs[j] for j in js)]
+            origin += [i, *js]
+    return ms,origin
