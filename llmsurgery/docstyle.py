@@ -222,7 +222,7 @@ def held_lasts(origin):
 def left_out(origin, k, lasts=None):
     "How many log messages the first `k` of a rendering's messages (from `origin`, their log indices) wholly hold"
     if origin is None: return k
-    return bisect_left(ifnone(lasts, held_lasts(origin)), k)   # `lasts`: `held_lasts(origin)`, made once for many `k`
+    return bisect_left(held_lasts(origin) if lasts is None else lasts, k)   # `lasts`: `held_lasts(origin)`, made once for many `k`
 
 _span_block = 1024   # messages whose numbers' least and greatest are kept together, for `DocStyle.ends`
 
