@@ -63,11 +63,11 @@ def e2e_rows(code, chain, cache, reps):
     floor = e2e.measure([e2e.PY, '-c', e2e.FLOOR, str(chain)], reps)
     return floor, e2e.measure([*cli, '--all'], reps), e2e.measure(cli, reps)
 
-def measures(code, chain, synth, cache, reps, old, state):
-    "Each row's `(value, baseline)` for the code in `code`"
+def measures(code, chain, synth, cache, reps, state):
+    "Each row's `(value, baseline)` for the code in `code`, each baseline measured right before its value"
     floor,whole,default = e2e_rows(code, chain, cache, reps)
     hook,bare = hook_row(code, max(reps, 5), state)
-    new = chat_row(code, synth, 3)
+    old,new = old_row(synth, cache),chat_row(code, synth, 3)
     return dict(all=(whole[0], floor[0]), rss=(whole[1], chain.stat().st_size), default=(default[0], floor[0]),
                 chat=(old[1], new[1]), hook=(hook, bare))
 
@@ -107,9 +107,8 @@ def main():
     print(f'Issue 26 measures: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {e2e.load()} at start\n')
     with tempfile.TemporaryDirectory() as tmp:
         (synth := Path(tmp)/'s.jsonl').write_text('\n'.join(synth_claude(a.msgs, seed=3))+'\n')
-        old = old_row(synth, cache)
         codes = ([(f'{a.rev} (before)', e2e.code_dir(cache, a.rev))] if a.rev else []) + [('working tree', e2e.ROOT)]
-        runs = {n: measures(c, chain, synth, cache, a.reps, old, tmp) for n,c in codes}
+        runs = {n: measures(c, chain, synth, cache, a.reps, tmp) for n,c in codes}
     print_table(runs, a.mb, a.msgs)
     print(f'\nload average at end: {e2e.load()}')
 
