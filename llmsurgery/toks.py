@@ -47,7 +47,7 @@ def o200k_ranks():
         if data[:2]==b'\x1f\x8b': data = gzip.decompress(data)
         if hashlib.sha256(data).hexdigest()==o200k_sha256:
             toks = data.split()   # token, rank, token, rank, …: half the time of a loop over lines
-            return dict(zip(map(binascii.a2b_base64, toks[::2]), map(int, toks[1::2])))
+            return dict(zip(map(binascii.a2b_base64, toks[::2]), range(len(toks)//2)))   # the file the hash names ranks 0, 1, 2, … in order
     raise RuntimeError("The o200k_base tokenizer file is not available offline. Install the `bpe-openai` package "
         f"(it ships the file), or set LLMSURGERY_O200K to a copy of o200k_base.tiktoken (sha256 {o200k_sha256}).")
 
