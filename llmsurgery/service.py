@@ -116,8 +116,11 @@ def _transcript_job(s, path, doc_kw, table, resume, cwd, to=None):
 # %% ../nbs/16_service.ipynb #45a9d76c
 def _check_job(s, since, max_toks, resume, copy, to=None):
     "A ValueError for settings that don't apply to session `s`"
-    if s.fmt=='ipynb' and (since or resume or to):
-        raise ValueError('since and resume apply to transcripts, not dialogs')
+    if s.fmt=='ipynb' and since:
+        raise ValueError('since names an earlier document of an agent transcript; a dialog notebook is compacted whole: compact it without since')
+    if s.fmt=='ipynb' and (resume or to):
+        raise ValueError("a dialog notebook is no agent host's session, so it can't be resumed in one (claude or codex): "
+                         'compact it without resuming (the document is printed), or with in_place_copy for a compacted copy')
     if to: host_named(to)   # one we know, or a ValueError naming them
     if copy and max_toks: raise ValueError('max_toks fits a document: an in_place_copy keeps every prompt')
     if s.fmt!='ipynb' and copy: raise ValueError('in_place_copy applies to dialog notebooks only')

@@ -13,8 +13,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/sessions.html.md"""
 
 # %% auto #0
 __all__ = ['host_registry', 'known_formats', 'detect_format', 'Session', 'read_host', 'read_head', 'read_session', 'numbered',
-           'SessionInfo', 'session_info', 'host_named', 'find_sessions', 'current_session', 'find_session', 'Command',
-           'check_resumed', 'write_resume', 'session_row', 'session_table']
+           'resumed_prompt', 'SessionInfo', 'session_info', 'host_named', 'find_sessions', 'current_session',
+           'find_session', 'Command', 'check_resumed', 'write_resume', 'session_row', 'session_table']
 
 # %% ../nbs/15_sessions.ipynb #cd8726ca
 import json, os, shlex, time, warnings
@@ -27,6 +27,8 @@ from .jsonl import SessionWarning, last_boundary, lines_before, last_time, LogMs
 from .claude import claude_host
 from .codex import codex_host
 from .dialogs import reads_dialog
+from .state import read_state, said_text, task_label, request_label
+from .document import doc_state
 
 # %% ../nbs/15_sessions.ipynb #4be0d841
 _tally_n = 100   # records of a known format that decide a file's format: a stray record of the other host never does
@@ -139,6 +141,12 @@ def numbered(s):
     return sorted([*zip(s.nums, s.msgs), *s.aside], key=lambda o: o[0])
 
 # %% ../nbs/15_sessions.ipynb #63c1ab30
+def resumed_prompt(doc):
+    "What a session resumed from document `doc` was last asked, marked as resumed: the state's latest request or task; '' if none"
+    st = dict(read_state(doc_state(doc or '')))
+    said = st.get(request_label) or st.get(task_label)
+    return f'(resumed) {said_text(said)}' if said else ''
+
 class SessionInfo:
     "A session in a host's store: `host` (its name), `id`, `path`, `mtime`, `size`; the rest is read when asked for"
     def __init__(self, host, id, path, mtime, size): store_attr()
@@ -152,8 +160,9 @@ class SessionInfo:
         return len(read_host(self.path, host_registry[self.host]))
     @property
     def first_prompt(self):
-        "The session's first request, from the start of its file"
-        return read_head(self.path, host_registry[self.host]).task or ''
+        "The session's first request, from the start of its file; one resumed from a document, that document's latest"
+        h = read_head(self.path, host_registry[self.host])
+        return h.task or resumed_prompt(h.summary)
     def __repr__(self): return f'SessionInfo({self.host}, {self.id}, {str(self.path)!r})'
 
 # %% ../nbs/15_sessions.ipynb #dd1254e3
@@ -222,7 +231,9 @@ def find_session(session=None, cwd=None, host=None):
     if session is None and cwd is None: session = current_session(host)
     if session is None: return _newest(cwd, host)
     p = Path(session).expanduser()
-    if p.exists() or not set(str(session))<=_id_chars: return p
+    if p.exists() or '/' in str(session) or p.suffix: return p   # a path: what is wrong with it is said where it is opened
+    if not set(str(session))<=_id_chars:
+        raise ValueError(f'{session!r}: no such session file, and no session id starts with it (an id is hexadecimal, such as 258c7280)')
     if len(session)<_min_prefix:
         raise ValueError(f'{session!r} is too short for a session id: give at least {_min_prefix} characters')
     found = _by_id(str(session), host)

@@ -4,7 +4,7 @@ import re, subprocess, time
 from pathlib import Path
 import pytest
 from hostkit import EXE
-from llmsurgery.service import show_session, grep_session
+from llmsurgery.service import show_session, grep_session, compact_session
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT/'tests'/'data'/'claude-real'
@@ -68,3 +68,101 @@ def test_clamped_range_stays_within_its_bound():
     r = show_session(BIG, '1-100000')
     assert len(r.text.encode()) <= 30_000 and 'reaches past the messages' in r.text.splitlines()[-1]
     assert 'stopped before' in r.text.splitlines()[-2]
+
+# ---------------------------------------------------------------- the small things
+
+from hostkit import sandbox_env, compact_in
+DIALOG = ROOT/'tests'/'data'/'solveit-real'/'dutil__ask_5f88c82.ipynb'
+
+def in_store(tmp_path, src=BIG):
+    "(home, work, the session's id): a copy of the real session `src` in a Claude Code store under `tmp_path`"
+    home, work = tmp_path/'home', tmp_path/'work'
+    work.mkdir(parents=True)
+    from llmsurgery.claude import project_dirname
+    d = home/'.claude'/'projects'/project_dirname(str(work.resolve()))
+    d.mkdir(parents=True)
+    (d/src.name).write_bytes(src.read_bytes())
+    return home, work, src.stem
+
+def store_files(home): return sorted((home/'.claude'/'projects').rglob('*.jsonl'))
+
+def test_since_of_another_session_names_the_flag_once(tmp_path):
+    "The --since message says `--since`, not `----since`"
+    doc = tmp_path/'doc.md'
+    doc.write_text(compact_session(BIG).text)
+    rc,_,err = cli(REAL/'short.jsonl', '--since', doc)
+    assert rc == 2 and 'compact without --since' in err and '----since' not in err, err
+
+def test_exec_without_the_host_writes_nothing(tmp_path):
+    "`--exec` with no `claude` on PATH: one line, status 2, and no new session in the store"
+    home, work, sid = in_store(tmp_path)
+    env = sandbox_env(home) | dict(PATH=str(Path(EXE).parent) + ':/usr/bin:/bin')
+    before = store_files(home)
+    rc,out,err = cli(sid[:8], '--exec', env=env, cwd=work)
+    assert rc == 2 and 'claude, which is not on PATH: nothing was written' in err, err
+    assert store_files(home) == before
+
+def test_resume_on_a_dialog_says_why():
+    rc,_,err = cli(DIALOG, '--resume')
+    assert rc == 2 and "a dialog notebook is no agent host's session, so it can't be resumed" in err
+    assert 'since' not in err
+
+def test_one_code_cell_is_singular():
+    from types import SimpleNamespace
+    from fastcore.basics import AttrDict
+    from llmsurgery.dialogs import doc_line
+    line = doc_line(AttrDict(prompts=1, calls=1, code=1, notes=1, toks=5), SimpleNamespace(text='x', stats={}))
+    assert line.startswith('1 prompt (1 tool call), 1 code cell, 1 note read'), line
+
+def test_list_with_no_sessions_is_no_error(tmp_path):
+    (tmp_path/'home').mkdir(); (tmp_path/'w').mkdir()
+    rc,out,err = compact_in(tmp_path/'home', tmp_path/'w', '--list')
+    assert rc == 0 and err == '' and 'no session of' in out and 'nothing to list' in out
+
+def test_unknown_id_says_no_id_starts_with_it(tmp_path):
+    home, work, _ = in_store(tmp_path)
+    for sid in ('zzzz1234', 'deadbeef'):
+        rc,_,err = compact_in(home, work, sid)
+        assert rc == 2 and 'no session id starts with' in err and 'no such session file' not in err.replace("no such session file, and", ''), err
+
+# ---------------------------------------------------------------- a resume chain
+
+def add_turn(f, prompt, reply):
+    "Append a typed prompt and the model's reply to Claude Code session file `f`, as the client would"
+    import json, uuid
+    recs = [json.loads(l) for l in f.read_text().splitlines()]
+    last = recs[-1]
+    base = dict(isSidechain=False, userType='external', cwd=last['cwd'], sessionId=last['sessionId'], version=last.get('version'))
+    u, a = str(uuid.uuid4()), str(uuid.uuid4())
+    user = dict(base, parentUuid=last['uuid'], type='user', message=dict(role='user', content=prompt), uuid=u,
+                timestamp='2026-12-04T03:00:00.000Z')
+    asst = dict(base, parentUuid=u, type='assistant', uuid=a, timestamp='2026-12-04T03:00:01.000Z',
+                message=dict(id='m1', type='message', role='assistant', model='x', content=[dict(type='text', text=reply)],
+                             stop_reason='end_turn', usage=dict(input_tokens=1, output_tokens=1)))
+    with open(f, 'a') as fh: fh.write(json.dumps(user) + '\n' + json.dumps(asst) + '\n')
+
+def resume(home, work, sid):
+    "`--resume` session `sid`: the new session's file"
+    rc,out,err = compact_in(home, work, sid, '--resume')
+    assert rc == 0, err
+    new = out.split()[-1]
+    f, = [p for p in store_files(home) if p.stem == new]
+    return f
+
+@pytest.fixture
+def chain(tmp_path):
+    "(home, work, original, first resumed, second resumed): the real session resumed, a turn added, resumed again"
+    home, work, sid = in_store(tmp_path)
+    f1 = resume(home, work, sid)
+    add_turn(f1, 'PROMPT-ONE after resume', 'REPLY-ONE line1\nline2')
+    f2 = resume(home, work, f1.stem)
+    orig, = [p for p in store_files(home) if p.stem == sid]
+    return home, work, orig, f1, f2
+
+def test_resumed_sessions_show_a_first_prompt(chain):
+    "`--list`: a session resumed with nothing typed yet shows what its document was last asked, marked resumed"
+    home, work, orig, f1, f2 = chain
+    rc,out,err = compact_in(home, work, '--list')
+    rows = {l.split()[1]: l for l in out.splitlines()[1:]}
+    assert rc == 0 and rows[f2.stem].endswith('(resumed) PROMPT-ONE after resume'), out
+    assert rows[f1.stem].endswith('PROMPT-ONE after resume') and rows[orig.stem].endswith('Implement spotter-gqc')
