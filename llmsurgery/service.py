@@ -12,10 +12,10 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/service.html.md"""
 
 # %% auto #0
 __all__ = ['default_max_toks', 'show_bytes', 'api_terms', 'cli_terms', 'exact', 'grep_width', 'given_path', 'existing_file',
-           'output_path', 'read_earlier', 'doc_target', 'Compaction', 'compact_session', 'Recall', 'exact_args',
-           'ExactStyle', 'recall_items', 'clamp_note', 'pick', 'Bound', 'show_blocks', 'bounded', 'show_session',
-           'clip_match', 'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts',
-           'recall_line', 'compacted_state', 'hook_resume']
+           'output_path', 'read_earlier', 'doc_target', 'Compaction', 'with_opening_doc', 'compact_session', 'Recall',
+           'exact_args', 'ExactStyle', 'recall_items', 'clamp_note', 'pick', 'Bound', 'show_blocks', 'bounded',
+           'show_session', 'clip_match', 'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level',
+           'cut_to', 'fit_facts', 'recall_line', 'compacted_state', 'hook_resume']
 
 # %% ../nbs/16_service.ipynb #a1bb0d68
 import re, re2, shlex, warnings
@@ -25,7 +25,8 @@ from fastcore.utils import *
 from .toks import len_toks, head_text, as_text
 from .render import Policy, Budgets, render_msg, Renderer, call_renderers, fenced_code, bash_call
 from .state import state_facts
-from .document import continuation_doc, compaction_report, report_line, report_table
+from .document import (continuation_doc, compaction_report, report_line, report_table, same_session, path_text,
+                                 split_compaction)
 from .dialogs import compact_dialog, shown, dlg_msg
 from .sessions import read_session, find_session, host_named, write_resume, read_head, numbered, SessionWarning
 from .files import atomic_write, read_regular
@@ -106,9 +107,20 @@ def _report_lines(doc, r, table):
     return [_prior_line(r)]*bool(doc.prior) + [report_line(r)] + ([report_table(r)] if table else [])
 
 # %% ../nbs/16_service.ipynb #641c0e88
+def with_opening_doc(s):
+    "Session `s`, read whole, with the document it was resumed from back at its start, where a read from its boundary has it"
+    docs = [(n,m) for n,m in s.aside if s.chain and split_compaction(m.text)]
+    if not docs or (s.msgs and split_compaction(s.msgs[0].text)): return s
+    (n,m),s.aside = docs[0],[o for o in s.aside if o is not docs[0]]
+    s.msgs,s.nums = [m, *s.msgs],[n, *s.nums]
+    return s
+
 def _transcript_job(s, path, doc_kw, table, resume, cwd, to=None):
     "The job on a transcript: its continuation document (`doc_kw` for `continuation_doc`), maybe a new session"
-    doc = continuation_doc(s.msgs, str(path.resolve()), cwd=s.cwd, task=s.task, nums=s.nums, **doc_kw)
+    s = with_opening_doc(s)
+    here = str(path.resolve())
+    chain = [(p,n) for p,n in s.chain if not same_session(p, path_text(here))]   # the transcripts its smaller numbers are in
+    doc = continuation_doc(s.msgs, here, cwd=s.cwd, task=s.task, nums=s.nums, chain=chain, **doc_kw)
     r = compaction_report(doc, exact=table, host_toks=s.host_toks, host=s.host)
     new = write_resume(s, doc.text, cwd, to) if resume or to else None
     return Compaction(doc.text, _report_lines(doc, r, table), r, new)
@@ -182,10 +194,28 @@ def recall_items(s):
     if s.fmt=='ipynb': return [(f'_{m.id}', m) for m in shown(s.dlg)],dlg_msg
     return numbered(s),lambda m: render_msg(m, Budgets.unlimited(), exact)
 
+def _copy_of_doc(m):
+    "Is message `m` only a continuation document, the copy a resumed session opens with (not an original message)?"
+    sp = m.role=='user' and split_compaction(m.text)
+    return bool(sp) and not (sp[0].strip() or sp[2].strip())
+
+def _earlier_items(s, warns):
+    "`(number, Msg)` of the messages of the transcripts session `s` continues, each up to its last number; one gone, said in `warns`"
+    out,lo = [],0
+    for p,n in s.chain:
+        try: e = read_session(p, all=True, warn=False)
+        except (OSError, ValueError):
+            warns.append(f'warning: messages #{lo+1} to #{n} are in {p}, which can no longer be read: they cannot be recalled')
+        else: out += [(k,m) for k,m in numbered(e) if lo<k<=n and not _copy_of_doc(m)]
+        lo = n
+    return out
+
 def _recall_read(session, cwd, host):
-    "`(items, render, warning lines)`: `session` read whole for recall, and what the reader skipped"
+    "`(items, render, warning lines)`: `session` read whole for recall, after the transcripts it continues; what the reader skipped"
     s,warns = _read(existing_file(find_session(session, cwd, host)), True, False, noop)
-    return *recall_items(s),warns
+    items,render = recall_items(s)
+    if s.fmt=='ipynb' or not s.chain: return items,render,warns
+    return _earlier_items(s, warns) + [o for o in items if not _copy_of_doc(o[1])],render,warns
 
 # %% ../nbs/16_service.ipynb #0784072e
 _span_re = re.compile(r'\s*#?([^\s#–-]+)\s*(?:[-–]\s*#?([^\s#–-]+)\s*)?')
@@ -301,7 +331,9 @@ def show_session(session=None, which=None, max_toks=None, cwd=None, host=None, t
     "The messages of `session` that `which` names (N, N-M; a dialog's ids), whole, each led by `#N`, within `max_toks`"
     bound = Bound(max_toks)
     items,render,warns = _recall_read(session, cwd, host)
-    picked = pick(items, which, render is dlg_msg)
+    try: picked = pick(items, which, render is dlg_msg)
+    except ValueError as e:   # a number in a transcript that is gone: say so with the error
+        raise ValueError('; '.join([str(e), *(w.removeprefix('warning: ') for w in warns if 'cannot be recalled' in w)])) from None
     last = '' if render is dlg_msg else clamp_note(items, which, picked)
     return Recall(bounded(show_blocks(picked, render), bound, terms, last), warns, len(picked))
 

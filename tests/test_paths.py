@@ -208,3 +208,62 @@ def test_hook_on_a_growing_file_ends_before_the_host_timeout(tmp_path):
     try: p = run_state_hook(tmp_path, f)
     finally: stop.set(); t.join()
     assert p.returncode == 0
+
+# ---------------------------------------------------------------- recall across the chain, one numbering
+
+def transcript_line(doc): return doc.rpartition('## Transcript\n\n')[2]
+
+def test_a_chain_document_names_every_transcript(chain):
+    "Resumed, a turn added, resumed again: the document names the original and the continuation, with their numbers"
+    home, work, orig, f1, f2 = chain
+    doc = read_session_doc(f2)   # the document the second --resume wrote, of the first continuation
+    t = transcript_line(doc)
+    assert t.startswith(f'The complete, authoritative transcript is `{f1}`. Earlier messages: to #1859 in `{orig}`.'), t
+    assert '*** #1862 (after the earlier document)' in doc and '\n*** #3' not in doc   # one numbering: no #3 beside #3
+    again = compact_in(home, work, f2.stem, '--max-tokens', '0')[1]   # and compacted once more: all three
+    assert f'to #1859 in `{orig}`, to #1863 in `{f1}`. This document covers it through message #1865' in transcript_line(again)
+
+def read_session_doc(f):
+    from llmsurgery.sessions import read_session
+    return read_session(f).summary
+
+def test_every_number_of_a_chain_document_is_one_show_takes(chain):
+    "Each `*** #N` and the covers line's `#N` of the newest document: `--show N` on the newest session prints that message"
+    home, work, orig, f1, f2 = chain
+    doc = read_session_doc(f2)
+    nums = [int(n) for n in re.findall(r'^\*\*\* #(\d+)', doc, re.M)]
+    covers = int(re.search(r'covers it through message #(\d+) ', doc)[1])
+    assert nums and covers == 1863
+    for n in nums[:3] + nums[-2:]:
+        rc,out,err = compact_in(home, work, f2.stem, '--show', n)
+        assert rc == 0 and out.startswith(f'#{n}\n'), (n, err)
+    rc,out,_ = compact_in(home, work, f2.stem, '--show', 1862)
+    assert out == '#1862\n§ PROMPT-ONE after resume §\n'
+    rc,out,_ = compact_in(home, work, f2.stem, '--show', 719)   # the original's, through the chain
+    assert rc == 0 and out.startswith('#719\n▶ Read(') and out == compact_in(home, work, orig, '--show', 719)[1]
+
+def test_grep_follows_the_chain(chain):
+    "`--grep` on the newest session searches the original and each continuation, not the copies of the documents"
+    home, work, orig, f1, f2 = chain
+    rc,out,_ = compact_in(home, work, f2.stem, '--grep', 'Implement spotter-gqc|PROMPT-ONE')
+    hits = [int(l.split(':')[0][1:]) for l in out.splitlines()]
+    assert rc == 0 and hits[0] == 5 and hits[-1] == 1862 and all(h <= 1859 for h in hits[:-1]), out
+
+def test_a_gone_transcript_is_said(chain):
+    "The first continuation removed: its numbers can't be recalled, and the error says where they were"
+    home, work, orig, f1, f2 = chain
+    f1.unlink()
+    rc,out,err = compact_in(home, work, f2.stem, '--show', 1862)
+    assert rc == 2 and f'#1860 to #1863 are in {f1}, which can no longer be read' in err, err
+    rc,out,err = compact_in(home, work, f2.stem, '--show', 719)
+    assert rc == 0 and out.startswith('#719\n')
+
+def test_all_on_a_resumed_session_keeps_the_earlier_document(chain):
+    "`--all` on a session --resume wrote, nothing typed since: the earlier document's body whole, its state, its chain"
+    home, work, orig, f1, f2 = chain
+    rc,doc,err = compact_in(home, work, f2.stem, '--all', '--max-tokens', '0')
+    default = compact_in(home, work, f2.stem, '--max-tokens', '0')[1]
+    assert rc == 0 and "kept the earlier document's body verbatim" in err, err
+    assert '- Task (the first prompt typed): § Implement spotter-gqc §' in doc
+    assert '*** #1862 (after the earlier document)' in doc and f'to #1859 in `{orig}`' in doc
+    assert doc == default
