@@ -35,13 +35,13 @@ if os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact':   # 
         if signal.getsignal(_s) is not signal.SIG_IGN: signal.signal(_s, _early_stop)   # a job started with `&` ignores Ctrl-C, and still does
 
 # %% ../nbs/20_cli.ipynb #07f15420
-import re
+import re, shutil
 from tqdm import tqdm
 from pathlib import Path
 from fastcore.utils import *
 from fastcore.script import call_parse, is_cli
 from . import __version__
-from .sessions import find_session, find_sessions, session_table
+from .sessions import find_session, find_sessions, session_table, detect_format
 from .service import compact_session, show_session, grep_session, cli_terms
 from .hooks import install_hooks, uninstall_hooks
 
@@ -76,8 +76,8 @@ _flags = dict(max_toks='--max-tokens', in_place_copy='--in-place-copy', since='-
 
 def cli_words(msg):
     "An error message in the command's words: settings named by their flags (`--max-tokens 5`, not `max_toks=5`)"
-    msg = re.sub(r'\b(' + '|'.join(_flags) + r')(=)?', lambda m: _flags[m[1]] + ' '*bool(m[2]), msg)
-    return re.sub(r'^out\b', '--out', msg)
+    msg = re.sub(r'(?<![-\w])(' + '|'.join(_flags) + r')\b(=)?', lambda m: _flags[m[1]] + ' '*bool(m[2]), msg)
+    return re.sub(r'^out\b', '--out', msg)   # a setting already spelled as its flag (`--since`) stays as it is
 
 # %% ../nbs/20_cli.ipynb #c6d62480
 def tokens(s):
@@ -148,10 +148,18 @@ def _guarded(work):
         print(f'llmsurgery-compact: error: {cli_words(str(e))}', file=sys.stderr)
         return 2
 
+def _check_exec(session, to=None, host=None):
+    "A ValueError, before anything is written, when `--exec` could not run the host that would continue `session`"
+    name = to or detect_format(find_session(session, host=host))
+    if name!='ipynb' and not shutil.which(name):
+        raise ValueError(f'--exec runs {name}, which is not on PATH: nothing was written; install it, '
+                         'or use --resume and run the command it prints later')
+
 def _document(session, kw, host=None, run=False):
     "The document printed or written (or a new session to resume), the report on stderr; status 0"
     if sys.stdout is None and not (kw['out'] or kw['in_place_copy']):
         raise ValueError('stdout is closed: name a file with --out')
+    if run: _check_exec(session, kw['to'], host)
     c = _compact(session, kw, host)
     if c.text is not None and not (kw['out'] or c.new): _print_doc(c.text)
     print('\n'.join(c.lines), file=sys.stderr)
@@ -176,13 +184,15 @@ def _recall(session, show=None, grep=None, max_toks=None, host=None):
 _list_n = 20   # `--list` shows the newest 20 sessions
 
 def _list(host=None):
-    "Print the current directory's newest sessions; nothing found (or an unknown host) is a one-line error, status 2"
-    try:
-        if not (infos := find_sessions(host=host)): find_session(host=host)   # which says where it looked
+    "Print the current directory's newest sessions, or a line saying where none were found (status 0); an unknown host is an error, status 2"
+    try: infos = find_sessions(host=host)
     except ValueError as e:
         print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
         return 2
-    print(session_table(infos[:_list_n]))
+    if infos: print(session_table(infos[:_list_n]))
+    else:
+        try: find_session(cwd=os.getcwd(), host=host)   # which says where it looked
+        except ValueError as e: print(f'{e}: there is nothing to list')
     return 0
 
 # %% ../nbs/20_cli.ipynb #eeb3c8d0

@@ -401,7 +401,8 @@ def _kb(n): return f'{n/1000:,.0f} KB' if n>=10_000 else f'{n/1000:.1f} KB'
 
 def doc_line(st, r, enc=None):
     "One line for a dialog's document `r` (a `Rendering`): what stats `st` counted, its tokens uncut, the document's"
-    held = f'{st.prompts:,} prompts ({st.calls:,} tool calls), {st.code:,} code cells, {st.notes:,} notes'
+    n = lambda k, w: f'{k:,} {w}{"s"*(k!=1)}'
+    held = f'{n(st.prompts, "prompt")} ({n(st.calls, "tool call")}), {n(st.code, "code cell")}, {n(st.notes, "note")}'
     after = len_toks(r.text, enc)
     res = f'{held} read; {st.toks:,} tokens uncut -> {after:,} tokens (ratio {round(st.toks/max(after, 1), 2):,})'
     nt,nm = (r.stats or {}).get('dropped_turns', 0),(r.stats or {}).get('dropped_msgs', 0)   # what a fit left out

@@ -13,11 +13,11 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hooks.html.md"""
 # %% auto #0
 __all__ = ['job_timeouts', 'hook_command', 'is_ours', 'compact_command', 'check_hooks', 'load_hooks_file', 'hook_groups',
            'without_ours', 'with_ours', 'json_text', 'state_home', 'hooks_log', 'record_path', 'file_bytes',
-           'note_change', 'restore', 'hook_host', 'install_hooks', 'uninstall_hooks', 'HookTimeout', 'set_deadline',
-           'failure_line', 'log_failure', 'context_json', 'hook_input', 'hook_job', 'run_hook', 'main']
+           'note_change', 'restore', 'hook_host', 'install_hooks', 'uninstall_hooks', 'HookTimeout', 'process_age',
+           'set_deadline', 'failure_line', 'log_failure', 'context_json', 'hook_input', 'hook_job', 'run_hook', 'main']
 
 # %% ../nbs/17_hooks.ipynb #67397b26
-import base64, hashlib, json, os, re, shlex, signal, sys, threading, traceback
+import base64, faulthandler, hashlib, json, os, re, shlex, signal, sys, threading, time, traceback
 from pathlib import Path
 from .files import atomic_write, read_regular
 from .hookjobs import hook_jobs
@@ -206,17 +206,33 @@ def uninstall_hooks(name):
 
 # %% ../nbs/17_hooks.ipynb #b09dfabd
 _margin = 0.8   # a hook stops itself at this share of the timeout the host kills it at
+_last = 0.85    # past this share, still inside one long C call (a 2 GB line), the process ends there and then
 
 class HookTimeout(BaseException): "The hook's own deadline passed"
 
 def _expire(signum, frame): raise HookTimeout('stopped itself before the host timeout')
 
+_own_process = False   # `main` sets it: only a hook's own process is ever ended by the last resort, never a caller's
+
+def process_age():
+    "Seconds since this process began (its start as Linux records it), else 0: the host's timeout counts from then"
+    try:
+        start = int(Path('/proc/self/stat').read_text().rsplit(')', 1)[1].split()[19])/os.sysconf('SC_CLK_TCK')
+        return max(time.clock_gettime(time.CLOCK_BOOTTIME)-start, 0)
+    except (OSError, ValueError, IndexError, AttributeError): return 0
+
+def _last_resort(secs):
+    "End the process `secs` (0: never) after it began, from faulthandler's own thread, which needs no GIL; where it was on stderr"
+    if secs and _own_process: faulthandler.dump_traceback_later(max(secs-process_age(), 0.001), exit=True)
+
 def set_deadline(secs):
-    "Raise `HookTimeout` after `secs` seconds (0: never), replacing any earlier deadline; False off the main thread"
+    "Raise `HookTimeout` after `secs` seconds (0: never; in a hook's own process, from its start), and end the process a little before the host would; False off the main thread"
     if threading.current_thread() is not threading.main_thread(): return False
     signal.signal(signal.SIGALRM, _expire)
-    signal.setitimer(signal.ITIMER_REAL, secs)
+    signal.setitimer(signal.ITIMER_REAL, max(secs-process_age(), 0.001) if secs and _own_process else secs)
+    _last_resort(secs and secs/_margin*_last)   # `secs` 0 keeps it: the process ends soon after the job anyway
     return True
+
 
 # %% ../nbs/17_hooks.ipynb #c737803b
 def failure_line(name, inp, e):
@@ -291,6 +307,8 @@ def run_hook(name, src, out, err, log=None):
 
 def main():
     "`python -P -m llmsurgery.hooks HOST`: the hook of host HOST, the event's JSON on stdin; its exit status"
+    global _own_process
+    _own_process = True
     return run_hook(sys.argv[1] if len(sys.argv)>1 else '', sys.stdin.buffer, sys.stdout, sys.stderr)
 
 # %% ../nbs/17_hooks.ipynb #ab5b48bb

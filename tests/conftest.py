@@ -21,3 +21,17 @@ def hosts():
     "(claude, codex) binaries, installed once into the cache; no npm registry fails the tests that use them, never skips"
     from hostkit import install_hosts
     return install_hosts()
+
+import re, warnings
+_fork_warning = re.compile(r'This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks')
+
+@pytest.fixture(autouse=True)
+def no_fork_beside_threads():
+    "A fork in a process with another thread fails the test: Python 3.12 only warns (and `-W error` can't raise it), so each test's warnings are read"
+    with warnings.catch_warnings(record=True) as got:
+        warnings.filterwarnings('always', message=_fork_warning.pattern, category=DeprecationWarning)
+        yield
+    bad = [w for w in got if _fork_warning.search(str(w.message))]
+    for w in got:   # the others go on to pytest's own summary
+        if w not in bad: warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    assert not bad, f'fork() in a multi-threaded process at {bad[0].filename}:{bad[0].lineno}'

@@ -98,3 +98,17 @@ def test_queue_too_big_for_the_pipe_runs_here(monkeypatch):
     monkeypatch.setattr(par, 'par_chunk', 1)
     monkeypatch.setattr(par, '_most_chunks', 10**6)
     assert {p for p in fork_map(lambda x: os.getpid(), range(10**5))} == {os.getpid()}
+
+def test_no_fork_beside_a_thread_python_does_not_count():
+    "A thread `threading` does not know of (started by `_thread`, as a C library's would be): the map stays here, no fork"
+    import _thread, threading
+    hold = _thread.allocate_lock(); hold.acquire()
+    started = threading.Event()
+    _thread.start_new_thread(lambda: (started.set(), hold.acquire()), ())
+    try:
+        assert started.wait(10) and threading.active_count() == 1
+        assert not can_fork()
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            assert {p for p in fork_map(lambda x: os.getpid(), range(4000))} == {os.getpid()}
+    finally: hold.release()

@@ -17,7 +17,8 @@ from llmsurgery.docstyle import DocStyle
 from llmsurgery.inject import strip_reminders
 from llmsurgery.dialogs import shown, dlg_msg
 from llmsurgery.service import (compact_session, show_session, recall_items, pick, show_blocks, bounded,
-                                Bound, show_bytes)
+                                Bound, show_bytes, exact)
+from llmsurgery.toks import as_text
 from llmsurgery.skill import recall
 from llmsurgery.toks import len_toks
 
@@ -28,7 +29,8 @@ assert len(REAL) == 5, 'the five real sessions belong in tests/data/claude-real'
 COMPACTED = [p for p in REAL if p.name.startswith(('258c7280', '8463c716'))]   # each holds a host compaction
 FILES = REAL + sorted((ROOT/'tests'/'data'/'genuine').glob('*.jsonl')) + sorted((ROOT/'examples').glob('*.jsonl'))
 DIALOGS = sorted((ROOT/'tests'/'data'/'solveit-real').glob('*.ipynb'))
-whole = lambda m: render_msg(m, Budgets.unlimited())
+whole = lambda m: render_msg(m, Budgets.unlimited(), exact)   # what recall prints: the text exactly
+exact_result = lambda p: as_text(p.text)
 
 def cli(*args, env=None, cwd=None):
     "Run `llmsurgery-compact ARGS`: (returncode, stdout, stderr)"
@@ -122,7 +124,7 @@ def test_a_turns_range_holds_its_cut_results(path):
         a = max(h for h in heads if h <= n)
         b = min(h for h in heads if h > n) - 1
         if (a, b) not in shown: shown[a, b] = show_session(path, f'{a}-{b}', max_toks=0).text
-        assert result_part(p, None) in shown[a, b], n
+        assert exact_result(p) in shown[a, b], n
     assert cut or not path.name.startswith(('258c', '8463'))
 
 def test_an_earlier_document_keeps_its_numbers(tmp_path):
@@ -167,7 +169,8 @@ def test_show_through_the_command(path):
     every = show_session(path, f'1-{max(d.nums)}', max_toks=0).text
     assert rc == 0 and len(out.encode()) <= show_bytes + 1
     if len(every.encode()) <= show_bytes: assert out == every+'\n'
-    else: assert out.splitlines()[-1].startswith('… stopped before #')
+    else: assert out.splitlines()[-2].startswith('… stopped before #')
+    assert out.splitlines()[-1].startswith(f'… 1-{max(d.nums)} reaches past the messages')   # they begin after line 1
 
 def _raw_lines(record):
     "The non-blank lines of the tool results that Claude Code user record `record` carries, as the host wrote them"
@@ -189,12 +192,11 @@ def test_cut_results_come_back_whole(path):
     if path.name.startswith(('subagent', 'tool_heavy')): assert cut
     for n,p in cut:
         shown_ = bounded(show_blocks(pick(items, str(n)), render), Bound(0))
-        assert result_part(p, None) in shown_
-        got = result_prep(shown_)
-        assert all(l in got for l in _raw_lines(json.loads(lines[n-1]))), n
+        assert exact_result(p) in shown_
+        assert all(l in shown_ for l in _raw_lines(json.loads(lines[n-1]))), n
     fits = [(n, p) for n,p in cut if len(result_part(p, None).encode()) < show_bytes - 200]
     n,p = max(fits, key=lambda o: len(o[1].text), default=(None, None))   # the biggest that fits: through the service
-    if n: assert result_part(p, None) in show_session(path, str(n)).text
+    if n: assert exact_result(p) in show_session(path, str(n)).text
 
 def test_show_cuts_what_a_shell_cannot_take():
     "A result bigger than 30,000 bytes comes cut, with the command that gives it all; that command gives it all"
@@ -219,7 +221,7 @@ def test_grep_finds_what_precedes_the_compaction(path):
     doc,start = compact_session(path, all=False).text,min(d.nums)
     after = '\n'.join(map(whole, d.msgs))
     words = [(n, l.strip()) for n,m in zip(w.nums, w.msgs) if n < start
-             for l in re.split(r'\n| ¶ ', whole(m)) if len(l.strip()) > 30]   # the lines grep matches
+             for l in whole(m).split('\n') if len(l.strip()) > 30]   # the lines grep matches
     n,line = next((n, l) for n,l in words if l[:60] not in doc and l[:60] not in after)
     rc,out,err = cli(path, '--grep', re.escape(line[:60]))
     assert rc == 0, err
@@ -304,7 +306,7 @@ def test_claude_recalls_through_bash(hosts, tmp_path):
         rc, _, err = run_claude(cl, home, work, 'Recall the file read.', s, '--resume', new, '--allowedTools', 'Bash')
     assert rc == 0, err
     got = claude_tool_results(s.model_requests()[-1]['body'])[-1]
-    assert got.startswith(f'#{n}\n> ') and result_prep(body) in got                # every line of the file, none cut
+    assert got.startswith(f'#{n}\n> ') and body.strip() in got                # every line of the file, exactly, none cut
     assert 'persisted-output' not in got and len(got.encode()) <= show_bytes
 
 def test_codex_recalls_through_exec(hosts, tmp_path):
@@ -318,4 +320,4 @@ def test_codex_recalls_through_exec(hosts, tmp_path):
     assert rc == 0, err
     head, got = codex_tool_outputs(s.model_requests()[-1]['body'])[-1].split('\nOutput:\n', 1)
     assert 'Process exited with code 0' in head and 'truncated' not in got
-    assert got.startswith(f'#{n}\n> ') and result_prep(body) in got
+    assert got.startswith(f'#{n}\n> ') and body.strip() in got

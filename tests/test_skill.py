@@ -107,7 +107,7 @@ def test_wrong_kind(dlg):
     raises('is a claude session, not a dialog notebook: use session_doc', dialog_doc, ex/'claude_short.jsonl')
     raises('is a codex session, not a dialog notebook', dialog_copy, ex/'codex_short.jsonl', dlg.parent/'c.ipynb')
     raises('is a dialog notebook: use dialog_doc', session_doc, dlg)
-    raises('apply to transcripts, not dialogs', session_report, dlg, since=dlg)
+    raises('a dialog notebook is compacted whole', session_report, dlg, since=dlg)
     raises('user_toks=-1', session_doc, ex/'claude_short.jsonl', user_toks=-1)
     raises('too small', session_doc, ex/'claude_short.jsonl', max_toks=5)
 
