@@ -455,8 +455,8 @@ def compacted_state(path, host, cwd=None, cmd='llmsurgery-compact'):
     if doc: room -= size(_lost_legend+'\n\n'+doc)+2
     facts = [f for f in facts if not doc or f[1].strip() not in doc]   # the last message, when the doc holds it whole
     lines = fit_facts(facts, room, size) if facts else []
-    if not (lines or doc): return ''
-    return '\n'.join([ends[0], *lines, *([_lost_legend+'\n\n'+doc] if doc else []), ends[1]])
+    text = '\n'.join([ends[0], *lines, *([_lost_legend+'\n\n'+doc] if doc else []), ends[1]])
+    return text if (lines or doc) and size(text)<=host.context_cap else ''   # a cap too small for the ends: nothing
 
 
 # %% ../nbs/16_service.ipynb #5d620be2
