@@ -12,10 +12,10 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/service.html.md"""
 
 # %% auto #0
 __all__ = ['default_max_toks', 'show_bytes', 'api_terms', 'cli_terms', 'grep_width', 'quiet_tools', 'shell_tools', 'unit_scale',
-           'state_share', 'given_path', 'existing_file', 'output_path', 'read_earlier', 'doc_target', 'Compaction',
-           'compact_session', 'Recall', 'recall_items', 'pick', 'Bound', 'show_blocks', 'bounded', 'show_session',
-           'clip_match', 'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts',
-           'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume']
+           'lost_policy', 'state_share', 'given_path', 'existing_file', 'output_path', 'read_earlier', 'doc_target',
+           'Compaction', 'compact_session', 'Recall', 'recall_items', 'pick', 'Bound', 'show_blocks', 'bounded',
+           'show_session', 'clip_match', 'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level',
+           'cut_to', 'fit_facts', 'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume']
 
 # %% ../nbs/16_service.ipynb #a1bb0d68
 import re, shlex, warnings
@@ -397,12 +397,13 @@ class UnitEnc:
 
 # %% ../nbs/16_service.ipynb #b7d1a005
 unit_scale = 4   # characters an o200k token takes, about: the fit's budgets, in tokens, times this are in the host's units
+lost_policy = dict(user_toks=100)   # a prompt is one line: the summary holds it, and a pasted one takes no room
 _fits = 3   # fits `lost_doc` tries: one, unless a renderer counted some text otherwise
 _lost_floors = dict(user_toks=24, asst_toks=12, call_toks=12, result_toks=12)   # an error keeps 4x+40: its first lines
 
 def _fit_lost(ms, n, r, enc, tail):
     "The rendering of `ms` by `r` within `n` of `enc`'s units, or None when even the least is bigger"
-    pol = {k: v*unit_scale for k,v in compact_policy.items() if k!='last_n'}
+    pol = {k: v*unit_scale for k,v in (compact_policy | lost_policy).items() if k!='last_n'}
     floors = {k: v*unit_scale for k,v in _lost_floors.items()}
     try: return fit_chat(ms, n, enc, noop, floors, r, True, True, last_n=tail, **pol).text
     except ValueError: return None
