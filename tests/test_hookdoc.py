@@ -119,3 +119,33 @@ def test_real_whole_file_addition_is_quick(name):
     "On the real 3 MB file, as the hook reads it (from its last compaction on): within the cap"
     text = compacted_state(real/name, claude_host)
     assert 0 < claude_host.context_len(text) <= claude_host.context_cap
+
+# ---------------------------------------------------------------- lost_doc alone, with what a host kept
+
+from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult
+
+@st.composite
+def parts(draw):
+    "A part just compacted, as messages, and the text a host kept word for word (some of its prompts)"
+    msgs,kept = [],[]
+    for i in range(draw(st.integers(0, 14))):
+        kind = draw(st.sampled_from(['prompt', 'call', 'words']))
+        if kind=='prompt':
+            msgs.append(Msg('user', [Text(t := draw(long_texts) or 'go')]))
+            if draw(st.booleans()): kept.append(t)
+        elif kind=='words': msgs.append(Msg('assistant', [Text(draw(long_texts) or 'ok')]))
+        else:
+            name = draw(st.sampled_from(['Bash', 'Read', 'Edit', 'TodoWrite', 'Grep']))
+            msgs += [Msg('assistant', [ToolUse(id=f't{i}', name=name, arguments=dict(command=draw(long_texts)))]),
+                     Msg('tool', [ToolResult(id=f't{i}', name=name, text=draw(long_texts))])]
+    return msgs, '\n'.join(kept)
+
+@settings(max_examples=150)
+@given(parts(), st.integers(0, 10_000), st.sampled_from([cc_context_len, cx_context_len]))
+def test_lost_doc_within_its_room(part, room, size):
+    "The document of what a summary loses is within its room by the host's count, or None; never a torn character"
+    msgs, kept = part
+    doc = lost_doc(msgs, room, size, '/w', kept)
+    if doc is None: return
+    assert size(doc) <= room
+    doc.encode('utf-8')
