@@ -149,3 +149,23 @@ def test_lost_doc_within_its_room(part, room, size):
     if doc is None: return
     assert size(doc) <= room
     doc.encode('utf-8')
+
+# ---------------------------------------------------------------- how Claude Code counts its cap (the real client)
+
+from hostkit import AnthropicMock, one_turn, run_claude, text, summary, compact_claude, write_recorder, hook_group, claude_hooks
+
+@pytest.mark.parametrize('n,whole', [(5_000, True), (5_001, False)])
+def test_claude_counts_utf16_units(hosts, tmp_path, n, whole):
+    """Claude Code counts its 10,000-character cap on a hook's additionalContext in UTF-16 code units: 5,000 `𝍁` (one
+    character beyond U+FFFF each, two units) go in whole, 5,001 are replaced by a preview; `cc_context_len` counts so"""
+    cl, home, cwd = hosts[0], tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    src = one_turn('claude', cl, home, cwd, 'first question', 'first answer')
+    ctx = '𝍁'*n
+    claude_hooks(home, SessionStart=[hook_group(write_recorder(tmp_path, 'start', context=ctx), matcher='compact')])
+    with AnthropicMock([summary('HOST-SUMMARY')]) as s: assert compact_claude(cl, home, cwd, src.stem, s)[0] == 0
+    with AnthropicMock([text('after')]) as s: assert run_claude(cl, home, cwd, 'NEXT', s, '--resume', src.stem)[0] == 0
+    system = json.dumps([m['content'] for m in s.model_requests()[0]['body']['messages'] if m['role'] == 'system'],
+                        ensure_ascii=False)
+    assert (ctx in system, 'persisted-output' in system) == (whole, not whole)
+    assert (cc_context_len(ctx) <= claude_host.context_cap) == whole
