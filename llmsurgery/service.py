@@ -352,7 +352,7 @@ from .fit import fit_chat, fit_floors
 from .docstyle import DocStyle, pair_results, is_error_result
 from .document import legend
 
-quiet_tools = edit_tools | set(plan_tools)   # calls whose gist the state says: the files changed, the plans
+quiet_tools = edit_tools | {'apply_patch'} | set(plan_tools)   # calls whose gist the state says: files changed, plans
 shell_tools = {k for k,(f,_) in call_renderers.items() if f is bash_call}   # whose results are verdicts
 
 def _lost_part(m, quiet):
