@@ -368,12 +368,12 @@ def _lost_part(m, quiet):
     return Msg(m.role, ps) if ps else None
 
 def _held(m, kept):
-    "Did the host keep user message `m` word for word (in `kept`)?"
-    return bool(kept) and typed(m) and one_line(prompt_text(m)).strip() in one_line(kept)
+    "Did the host keep user message `m` word for word (in `kept`, as `one_line` writes it)?"
+    return bool(kept) and typed(m) and one_line(prompt_text(m)).strip() in kept
 
 def lost_view(msgs, kept='', tail=4):
     "`(messages, indices)`: what a summary loses of `msgs`, the part a host just compacted; the last `tail` whole"
-    s,quiet = host_summary(msgs),set()
+    s,quiet,kept = host_summary(msgs),set(),one_line(kept or '')
     last = set([i for i,m in enumerate(msgs) if substantive(m)][-tail:])
     res = [(m if i in last else _lost_part(m, quiet), i) for i,m in enumerate(msgs) if m is not s and not _held(m, kept)]
     return [m for m,i in res if m is not None],[i for m,i in res if m is not None]
