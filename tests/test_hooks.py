@@ -273,6 +273,10 @@ def test_a_failing_hook_exits_0_and_logs_one_line(tmp_path):
 
 # ---------------------------------------------------------------- issue 27: the whole addition reaches the model
 
+from llmsurgery.service import compacted_state
+from llmsurgery.codex import codex_host
+from llmsurgery.hooks import compact_command
+
 RECALL_END = 'prints message N whole.'
 
 def long_run(n=14):
@@ -304,6 +308,9 @@ def test_claude_whole_addition_reaches_the_model(hosts, tmp_path):
     system = '\n'.join(content_text(m['content']) for m in s.model_requests()[0]['body']['messages'] if m['role'] == 'system')
     assert 'persisted-output' not in system and 'Output too large' not in system
     add = addition_in(system)
+    printed = [c for r in read_jsonl(src) if r.get('type') == 'attachment'
+               and (r.get('attachment') or {}).get('type') == 'hook_additional_context' for c in r['attachment']['content']]
+    assert printed[-1] == add                                 # what our hook printed is what the model got, all of it
     n = len(add.encode('utf-16-le')) // 2
     assert 8_000 <= n <= 10_000, n                           # it fills the room, and the host kept all of it
     assert '*** #' in add and 'LAST-WORD-OMEGA' in add and 'ERR-3' in add
@@ -330,6 +337,7 @@ def test_codex_whole_addition_reaches_the_model(hosts, tmp_path):
     assert 'Warning: truncated output' not in dev[0]
     add = addition_in(dev[0])
     assert add == dev[0]                                      # the item is our addition, all of it
+    assert add == compacted_state(src, codex_host, str(cwd), compact_command())   # just as our hook made it then
     assert 8_000 <= len(add.encode()) <= 10_000, len(add.encode())
     assert 'ERR-3' in add and 'TASK-BIG' not in add           # Codex kept the user's message itself
     no_failures(home)
