@@ -13,7 +13,11 @@ Documents per case: `host` (that summary); `ours 0.5x`, `ours 1x` and `ours 2x` 
 cwd=s.cwd, nums=s.nums)`, numbered as the command's, with N a half, one and two times the summary's tokens: at 2x every fact fits, so the half shows what a fit
 drops), where `s = read_session(path, all=True)` of a temp JSONL holding exactly the case's original lines; the
 document names the original session file as its transcript, so its size does not depend on the temp dir's random
-name); `ours default` (`compact_doc` with no `max_toks`, as a reference).
+name); `ours default` (`compact_doc` with no `max_toks`, as a reference); and `host summary + our hook`: the summary
+followed by what llmsurgery's SessionStart(compact) hook adds after that compaction (`compacted_state` of the temp
+JSONL, which is what the file held when the host compacted: the state, then a document of what a summary loses, within
+Claude Code's 10,000 characters). The hook's wall time is measured as the host runs it, a new `python -P -m
+llmsurgery.hooks claude` process reading the event from stdin.
 
 Extraction rules (from the raw records of a case; sidechain records are skipped; facts are de-duplicated per category by
 their match key):
@@ -48,14 +52,15 @@ the line, so a document that quotes the command verbatim could otherwise never m
 cases whose document has a `## State` section (before `## Conversation`) equal to the one the default policy renders for
 the session: present and cut nowhere.
 """
-import argparse, inspect, json, re, subprocess, sys, tempfile, time
+import argparse, inspect, json, os, re, subprocess, sys, tempfile, time
 from collections import Counter
 from pathlib import Path
 sys.dont_write_bytecode = True   # write nothing under the repository
 
 def load(rev=None, td=None):
     "Import the API under test: the installed `llmsurgery`, or the one at git revision `rev` of this clone, unpacked into `td`"
-    global compact_doc, len_toks, read_session
+    global compact_doc, len_toks, read_session, code_dir
+    code_dir = td if rev else None
     if rev:
         repo = Path(__file__).resolve().parent.parent
         tar = subprocess.run(['git', '-C', str(repo), 'archive', rev, 'llmsurgery'], check=True, capture_output=True).stdout
@@ -64,6 +69,12 @@ def load(rev=None, td=None):
         sys.path.insert(0, td)
     from llmsurgery.compact import compact_doc, len_toks
     from llmsurgery.sessions import read_session
+    global hook_addition
+    try:
+        from llmsurgery.service import compacted_state
+        from llmsurgery.claude import claude_host
+        hook_addition = lambda p: compacted_state(p, claude_host)
+    except ImportError: hook_addition = None   # an older revision has no hook
 
 CATS = 'prompts', 'paths', 'commands', 'errors', 'final', 'plan'
 KEY = 60
@@ -272,18 +283,33 @@ def run(data, td):
         ht = len_toks(summ)
         kw = dict(cwd=s.cwd) if 'cwd' in inspect.signature(compact_doc).parameters else {}   # an older revision has no cwd
         if 'nums' in inspect.signature(compact_doc).parameters: kw['nums'] = s.nums   # numbered, as the command's
-        docs = [('host summary', summ), ('ours 0.5x', compact_doc(s.msgs, str(fn), max_toks=ht//2, **kw)),
+        t1 = time.perf_counter()
+        add = hook_addition(p) if hook_addition else None   # what the hook adds after the host's compaction, as it runs then
+        took = time.perf_counter()-t1
+        hook = [('host summary + our hook', summ+'\n\n'+add)] if add is not None else []
+        docs = [('host summary', summ), *hook, ('ours 0.5x', compact_doc(s.msgs, str(fn), max_toks=ht//2, **kw)),
                 ('ours 1x', compact_doc(s.msgs, str(fn), max_toks=ht, **kw)),
                 ('ours 2x', compact_doc(s.msgs, str(fn), max_toks=2*ht, **kw)), ('ours default', compact_doc(s.msgs, str(fn), **kw))]
         for dn,d in docs:
             sc = score(d, fs, cwds)
-            rows.append(dict(case=name, doc=dn, toks=len_toks(d), records=len(recs), msgs=len(s.msgs),
+            rows.append(dict(case=name, doc=dn, toks=len_toks(d), chars=len(d), **hook_time(p, dn, took), records=len(recs), msgs=len(s.msgs),
                              facts={c: [[f, k] for f,k in sc[c]] for c in CATS}, stats=dict(getattr(d, 'stats', None) or {}),
-                             state=state_fate(d, s) if dn!='host summary' else None,
-                             **(dict(zip(('split', 'diag'), anatomy(d, s.msgs, cwds))) if dn!='host summary' else {}),
+                             state=state_fate(d, s) if dn.startswith('ours') else None,
+                             **(dict(zip(('split', 'diag'), anatomy(d, s.msgs, cwds))) if dn.startswith('ours') else {}),
                              **(reader_view(s.msgs, fs) if dn=='host summary' else {})))
         print(f'{name}: {len(recs)} records, {len(s.msgs)} msgs, summary {ht} tokens, {time.perf_counter()-t0:.1f} s', file=sys.stderr)
     return rows
+
+def hook_time(p, dn, took):
+    "`{hook_s, work_s}`: the wall time of the hook (`python -P -m llmsurgery.hooks claude`, a new process) on session `p`, and of its work (`took`) alone"
+    if dn!='host summary + our hook': return {}
+    inp = json.dumps(dict(hook_event_name='SessionStart', source='compact', session_id=p.stem, transcript_path=str(p)))
+    env = dict(os.environ, XDG_STATE_HOME=str(p.parent/'state'), **({'PYTHONPATH': code_dir} if code_dir else {}))
+    work,t = took,time.perf_counter()
+    r = subprocess.run([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'claude'], input=inp, capture_output=True, text=True, env=env)
+    took = time.perf_counter()-t
+    ok = r.returncode==0 and 'additionalContext' in r.stdout
+    return dict(hook_s=round(took, 3) if ok else None, work_s=round(work, 3))
 
 def kn(fl): return sum(k for _,k in fl), len(fl)
 
@@ -312,9 +338,24 @@ def pooled(rows):
         for c in CATS: o['facts'][c] += r['facts'][c]
     return list(res.values())
 
+def hook_lines(rows):
+    "What the hook adds to the host's summary: facts kept with and without it, every typed prompt, its size and time"
+    def facts(doc):
+        fl = [o for r in rows if r['doc']==doc for c in CATS for o in r['facts'][c]]
+        return sum(k for _,k in fl), len(fl)
+    (a,n),(b,_) = facts('host summary'),facts('host summary + our hook')
+    if not n or not any(r['doc']=='host summary + our hook' for r in rows): return
+    ps = [k for r in rows if r['doc']=='host summary + our hook' for _,k in r['facts']['prompts']]
+    print(f'\nThe host summary with our hook\'s addition keeps {b}/{n} facts, {b/max(a, 1):.2f}x the summary\'s {a}/{n}; '
+          f'typed prompts {sum(ps)}/{len(ps)}.')
+    for r in rows:
+        if r['doc']!='host summary + our hook': continue
+        summ = next(o for o in rows if o['case']==r['case'] and o['doc']=='host summary')
+        print(f"- {r['case']}: addition {r['chars']-summ['chars']-2:,} characters; hook wall time {r.get('hook_s')} s as a new process, {r.get('work_s')} s of it reading and fitting")
+
 def explain(rows):
     for r in rows:
-        if r['doc']=='host summary': continue
+        if not r['doc'].startswith('ours'): continue
         print(f"\n#### {r['case']} {r['doc']}: {r['toks']:,} tokens; stats {r['stats']}")
         tot = r['toks']
         print('tokens by class: ' + ', '.join(f'{k} {v:,} ({100*v/tot:.0f}%)' for k,v in sorted(r['split'].items(), key=lambda o: -o[1])))
@@ -345,6 +386,7 @@ def main():
         rows = run(a.data, td)
     if not rows: sys.exit(f'no compact_boundary with a summary in {a.data}')
     table(pooled(rows), f'Pooled over {len({r["case"] for r in rows})} cases')
+    hook_lines(rows)
     for c in dict.fromkeys(r['case'] for r in rows): table([r for r in rows if r['case']==c], f'Case {c}')
     if a.explain: explain(rows)
     if a.json: Path(a.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False))

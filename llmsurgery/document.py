@@ -30,7 +30,7 @@ from .render import *
 from .docstyle import DocStyle, pair_results, left_out
 from .fit import *
 from .state import (state_facts, render_state, read_state, merge_facts, said_text, task_label, summary_label,
-                              host_summary)
+                              host_summary, cut_summary)
 
 # %% ../nbs/08_document.ipynb #b6bbee48
 _plain = ("`***` separates user-led turns", "reopen the original transcript or source file first")
@@ -329,7 +329,7 @@ def capped_summary(facts, max_toks, enc=None):
     "State `facts`, the host's summary (or an earlier document's) cut to `summary_share` of target `max_toks`"
     if max_toks is None: return facts
     cap = max(int(max_toks*summary_share), 16)
-    return [(k, fit_text(s, cap, enc=enc), kind) if k==summary_label else (k, s, kind) for k,s,kind in facts]
+    return [(k, cut_summary(s, cap, enc=enc), kind) if k==summary_label else (k, s, kind) for k,s,kind in facts]
 
 # %% ../nbs/08_document.ipynb #118825a8
 def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, grow=True, task=None,

@@ -1,7 +1,7 @@
 """llmsurgery inside Claude Code and Codex: its hooks installed in the host's settings, and run by the host
 
-llmsurgery runs inside Claude Code and Codex as hooks: after the host's own compaction it adds the state a summary
-tends to lose, and `/compact llmsurgery` writes a resumable session instead. `install_hooks` merges the hooks into the
+llmsurgery runs inside Claude Code and Codex as hooks: after the host's own compaction it adds the state and the
+commands, results and errors a summary tends to lose, and `/compact llmsurgery` writes a resumable session instead. `install_hooks` merges the hooks into the
 host's settings file (and has Codex trust them), and `uninstall_hooks` gives the file back byte for byte when nothing
 else changed. `run_hook` runs one (`python -P -m llmsurgery.hooks HOST`, `main`) and never fails the host: whatever
 goes wrong is one line in a log.

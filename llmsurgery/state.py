@@ -16,15 +16,15 @@ __all__ = ['plan_tools', 'edit_tools', 'cwd_label', 'task_label', 'summary_label
            'request_label', 'words_label', 'typed', 'first_prompt', 'last_prompt', 'prompt_text', 'host_summary',
            'summary_body', 'tool_calls', 'tool_results', 'done_open', 'todo_facts', 'exit_plan_facts',
            'update_plan_facts', 'latest_plans', 'changed_paths', 'files_changed', 'commits', 'since_prompt',
-           'last_error', 'last_words', 'one_line', 'state_facts', 'fact_budget', 'render_fact', 'render_state',
-           'compact_state', 'read_state', 'said_text', 'merge_facts']
+           'last_error', 'last_words', 'one_line', 'summary_sections', 'cut_summary', 'state_facts', 'fact_budget',
+           'render_fact', 'render_state', 'compact_state', 'read_state', 'said_text', 'merge_facts']
 
 # %% ../nbs/07_state.ipynb #fec5b046
 import re
 from collections import Counter
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult
-from .toks import fit_text, as_text
+from .toks import fit_text, as_text, len_toks
 from .render import *
 from .docstyle import rel_path, error_result, err_toks, is_error_result
 from .inject import is_summary_text
@@ -53,12 +53,17 @@ def host_summary(msgs):
     return m if m is not None and is_summary_text(m.text) else None
 
 # %% ../nbs/07_state.ipynb #abb1fb9a
+_summary_tail = re.compile(r'\n+(?:If you need specific details from before compaction|Please continue the conversation '
+                           r'from where we left off)[^\n]*(?=\n|$)')
+
 def summary_body(s):
-    "The summary proper of host summary `s`: without its opening sentence (what it is), and from `Summary:` on"
+    "The summary proper of host summary `s`: without its opening sentence (what it is), from `Summary:` on, no boilerplate"
     head,sep,rest = s.partition('\n\n')
     if not (sep and is_summary_text(head)): return s
     m = re.search(r'^Summary:\s*$', rest, re.MULTILINE)
-    return rest[m.end():].strip() if m and rest[m.end():].strip() else rest
+    body = rest[m.end():].strip() if m and rest[m.end():].strip() else rest
+    return _summary_tail.sub('', body).strip() or body
+
 
 # %% ../nbs/07_state.ipynb #c24b83a9
 def tool_calls(msgs):
@@ -150,6 +155,46 @@ def one_line(s):
     "`s` with its non-blank lines joined by ` ¶ `"
     return ' ¶ '.join(l.strip() for l in s.splitlines() if l.strip())
 
+# %% ../nbs/07_state.ipynb #c5a7e002
+_sec_res = [re.compile(o, re.MULTILINE) for o in (r'^(?=\d+\.\s+\S[^\n]*:\s*$)', r'^(?=#{1,6} )', r'\n\s*\n')]
+
+def summary_sections(s):
+    "The sections of summary text `s`: at its numbered headings, else its markdown headings, else its paragraphs"
+    for rx in _sec_res:
+        ps = [o for o in rx.split(s) if o.strip()]
+        if len(ps)>=3: return ps
+    return [s]
+
+def _section_order(n, last=3):
+    "The order a cut keeps `n` sections in: the last `last` from the end back, then the first, then the rest in order"
+    ends = list(range(n-1, max(n-last, 0)-1, -1))
+    return ends + [i for i in range(n) if i not in ends]
+
+
+# %% ../nbs/07_state.ipynb #c5a7e003
+def _joined(secs, kept):
+    "The `kept` sections of `secs` (index: text) in order, ` … ` where any are left out"
+    parts,prev = [],-1
+    for i in sorted(kept):
+        if i>prev+1: parts.append('…')
+        parts.append(kept[i].strip())
+        prev = i
+    return '\n'.join(parts + ['…']*(prev<len(secs)-1))
+
+def cut_summary(s, max_toks, fmt=noop, enc=None):
+    "Summary `s` within `max_toks` as `fmt(one_line(...))` counts it: whole, or its last sections, opening and the rest"
+    size = lambda t: len_toks(fmt(one_line(t)), enc)
+    if max_toks is None or size(s)<=max_toks: return s
+    secs,kept = summary_sections(s),{}
+    for i in _section_order(len(secs)):
+        if size(_joined(secs, kept | {i: secs[i]}))<=max_toks: kept[i] = secs[i]; continue
+        room = max_toks - size(_joined(secs, kept | {i: '…'})) - 2   # the mark stands for the cut one
+        cut = fit_text(one_line(secs[i]), room, enc=enc) if room>4 else ''
+        if cut and size(_joined(secs, kept | {i: cut}))<=max_toks: kept[i] = cut
+        break
+    return _joined(secs, kept) if kept else fit_text(s, max_toks, enc=enc)
+
+
 # %% ../nbs/07_state.ipynb #325603ff
 cwd_label,task_label = 'Working directory','Task (the first prompt typed)'
 summary_label = "Earlier conversation (the host's summary)"
@@ -182,8 +227,9 @@ def fact_budget(kind, b):
     return _scale(b.asst_toks, 4) if kind=='asst' else b.user_toks
 
 def render_fact(s, kind, b):
-    "Fact text `s` of `kind` on one line, within its `fact_budget`; an error with its diagnostic lines"
+    "Fact text `s` of `kind` on one line, within its `fact_budget`; an error with its diagnostic lines, a summary by `cut_summary`"
     if kind=='error': return one_line(error_result(s, err_toks(b.result_toks)))
+    if kind=='summary': s = cut_summary(s, fact_budget(kind, b), _fact_fmts[kind])   # its last sections first
     return fit_text(one_line(s), fact_budget(kind, b), _fact_fmts.get(kind, noop))
 
 # %% ../nbs/07_state.ipynb #4c610098

@@ -143,7 +143,7 @@ memo_chars,memo_most = 256,1<<15   # texts up to this long a memo keeps the toke
 class WindowMemo(GetAttr):
     "The encoding `enc`, keeping each text's `Ends` in `ends` (a larger budget's serve every smaller one) and short texts' tokens"
     _default = 'enc'
-    def __init__(self, enc=None): self.enc,self.ends,self.short = ifnone(enc, compact_enc()),{},{}
+    def __init__(self, enc=None): self.enc,self.ends,self.short = (enc if enc is not None else compact_enc()),{},{}
     def encode_ordinary(self, s):
         "`enc.encode_ordinary(s)`; a short `s` (a line, a mark) that a fit counts at every budget is encoded once"
         if len(s)>memo_chars: return self.enc.encode_ordinary(s)
@@ -222,7 +222,7 @@ def head_toks(s, n, enc=None):
 # %% ../nbs/01_toks.ipynb #6a7db6b7
 def head_text(s, max_toks, lead='', enc=None, mark=' …'):
     "`lead+s` within `max_toks` tokens, or `lead`, the longest head of `s` and `mark`; '' if nothing fits"
-    enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
+    enc,n = (enc if enc is not None else compact_enc()),max(int(max_toks), 0)
     h = s[:tok_chars*(n+2)]
     if len(h)==len(s) and within_toks(lead+s, n, enc): return lead+s
     if not within_toks(lead+mark, n, enc): return ''
@@ -244,7 +244,7 @@ def _len_short(s, enc):
 def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or its ends around `mark`; '' if nothing fits"
     if max_toks is None: return fmt(prep(s))
-    enc,n = ifnone(enc, compact_enc()),max(int(max_toks), 0)
+    enc,n = (enc if enc is not None else compact_enc()),max(int(max_toks), 0)
     if len(s)<=n:   # short: it may fit by its bytes, with nothing to tokenize
         t = prep(s)
         r = fmt(t) if _bytes_within(t, n) else None

@@ -270,3 +270,74 @@ def test_a_failing_hook_exits_0_and_logs_one_line(tmp_path):
         assert (p.returncode, p.stdout, p.stderr) == (0, b'', b'')
     lines = hooks_log(home).read_text().splitlines()
     assert len(lines) == 3 and ' PreCompact s2: ' in lines[2] and 'no such session file' in lines[2]
+
+# ---------------------------------------------------------------- issue 27: the whole addition reaches the model
+
+from llmsurgery.service import compacted_state
+from llmsurgery.codex import codex_host
+from llmsurgery.hooks import compact_command
+
+RECALL_END = 'prints message N whole.'
+
+def long_run(n=14):
+    "Shell commands with long outputs (every fourth one failing), each first line naming itself"
+    return [f'echo ERR-{i} >&2; ls /nonexistent-{i}; exit 2' if i % 4 == 3 else f'echo RUN-{i}; seq 1 {600+i*40}'
+            for i in range(n)]
+
+def addition_in(s):
+    "The hook's whole addition as `s` holds it: from our state's first words to the recall line's end"
+    i = s.find(STATE)
+    j = s.find(RECALL_END, i)
+    assert i >= 0 and j > i, s[-2000:]
+    return s[i:j+len(RECALL_END)]
+
+def content_text(c): return c if isinstance(c, str) else '\n'.join(b.get('text', '') for b in c if isinstance(b, dict))
+
+def test_claude_whole_addition_reaches_the_model(hosts, tmp_path):
+    """After Claude Code's own `/compact` of a session of many commands, the next request holds our whole addition: the
+    state and the document of what the summary loses, near the 10,000-character cap, not replaced by a preview"""
+    cl, home, cwd = hosts[0], tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    cmds = long_run()
+    with AnthropicMock([bash(c) for c in cmds] + [text('LAST-WORD-OMEGA')]) as s:
+        assert run_claude(cl, home, cwd, 'TASK-BIG: run them all', s, *CLAUDE_TOOLS, quick=False, timeout=180)[0] == 0
+    src, = claude_sessions(home)
+    assert cli(home, '--install-hooks', 'claude')[0] == 0
+    with AnthropicMock([summary('HOST-SUMMARY')]) as s: assert compact_claude(cl, home, cwd, src.stem, s)[0] == 0
+    with AnthropicMock([text('after')]) as s: assert run_claude(cl, home, cwd, 'NEXT', s, '--resume', src.stem)[0] == 0
+    system = '\n'.join(content_text(m['content']) for m in s.model_requests()[0]['body']['messages'] if m['role'] == 'system')
+    assert 'persisted-output' not in system and 'Output too large' not in system
+    add = addition_in(system)
+    printed = [c for r in read_jsonl(src) if r.get('type') == 'attachment'
+               and (r.get('attachment') or {}).get('type') == 'hook_additional_context' for c in r['attachment']['content']]
+    assert printed[-1] == add                                 # what our hook printed is what the model got, all of it
+    n = len(add.encode('utf-16-le')) // 2
+    assert 8_000 <= n <= 10_000, n                           # it fills the room, and the host kept all of it
+    assert '*** #' in add and 'LAST-WORD-OMEGA' in add and 'ERR-3' in add
+    assert sum(c.splitlines()[0] in add for c in cmds) >= len(cmds) - 2
+    no_failures(home)
+
+def test_codex_whole_addition_reaches_the_model(hosts, tmp_path):
+    "After Codex's own compaction of a thread of many commands, the next turn's request holds our whole addition"
+    cx, home, cwd = hosts[1], tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    cmds = long_run()
+    with ResponsesMock([exec_command(c) for c in cmds] + [text('LAST-WORD-OMEGA')]) as s:
+        rc, out, err = run_codex(cx, home, cwd, 'TASK-BIG: run them all', s, '--dangerously-bypass-approvals-and-sandbox',
+                                 timeout=180)
+        assert rc == 0, err
+    src, = codex_rollouts(home)
+    tid = read_jsonl(src)[0]['payload']['id']
+    install_codex(cx, home)
+    with ResponsesMock([text('after')]) as s: compact_codex(cx, home, cwd, tid, s, then='NEXT-PROMPT')
+    inp = request_with(s, 'NEXT-PROMPT')['body']['input']
+    dev = [c['text'] for i in inp if i.get('role') == 'developer' for c in i.get('content') or []
+           if isinstance(c, dict) and STATE in c.get('text', '')]
+    assert len(dev) == 1, request_text(inp)
+    assert 'Warning: truncated output' not in dev[0]
+    add = addition_in(dev[0])
+    assert add == dev[0]                                      # the item is our addition, all of it
+    assert add == compacted_state(src, codex_host, str(cwd), compact_command())   # just as our hook made it then
+    assert 8_000 <= len(add.encode()) <= 10_000, len(add.encode())
+    assert 'ERR-3' in add and 'TASK-BIG' not in add           # Codex kept the user's message itself
+    no_failures(home)
