@@ -12,7 +12,7 @@ from llmsurgery.hist import fmt2hist, prompt_qa, reply_sep
 from llmsurgery.render import Policy, compact_call, compact_text
 from llmsurgery.toks import len_toks
 from llmsurgery.dialogs import (reads_dialog, dlg2compact, compact_reply, compact_code, compact_ipynb, cell_spans, fit_dialog,
-                                media_marks, dialog_stats, shown)
+                                media_marks, dialog_stats, shown, dlg_style)
 from llmsurgery.document import compact_content
 
 REAL = Path(__file__).resolve().parent/'data'/'solveit-real'
@@ -101,7 +101,7 @@ def test_in_place_copy(p):
     for m,o in zip(back.messages, orig.messages):
         if m.msg_type!=sprompt: continue
         q,r = prompt_qa(o)
-        assert m.ai_res == (compact_reply(r) if r is not None else '')
+        assert m.ai_res == (compact_reply(r, style=dlg_style) if r is not None else '')
     calls = dialog_stats(orig).calls
     st = made.stats
     assert st.calls == calls and (st.copy_size < st.size if calls else st.copy_size <= st.size) and st.size == len(txt.encode())
@@ -223,7 +223,7 @@ def test_service(p, tmp_path):
     for o in LEAKS: assert o not in c.text, o
     assert ' tokens uncut -> ' in c.lines[-1] and len_toks(c.text) <= default_max_toks
     unbounded = compact_session(src, max_toks=0).text
-    assert unbounded == compact_content(dlg2compact(reads_dialog(text(p))), str(src.resolve()))
+    assert unbounded == compact_content(dlg2compact(reads_dialog(text(p)), style=dlg_style), str(src.resolve()))
     if len_toks(unbounded) <= default_max_toks: assert c.text == unbounded   # within the bound: not grown
     assert len_toks(compact_session(src, max_toks=1500).text) <= 1500
     c = compact_session(src, in_place_copy=tmp_path/'copy.ipynb')
