@@ -161,13 +161,18 @@ def compact_code(m, call_toks=None, result_toks=None, enc=None):
 # %% ../nbs/09_dialogs.ipynb #c38a3617
 DlgBudgets = namedtuple('DlgBudgets', 'user_toks asst_toks call_toks result_toks cell_toks')   # None: unlimited
 
+def _tag(m, t, style):
+    "Text `t` of dialog message `m`, led by the line `#_id` in a document's (`DlgStyle`) rendering"
+    return f'#_{m.id}\n{t}' if t and isinstance(style, DlgStyle) else t
+
 def _dlg_msg(m, b, enc=None, style=dsl):
     "One dialog message in the flat document, with `DlgBudgets` `b`, by renderer `style`"
     if m.msg_type==scode: return render_code(m, b.cell_toks, b.result_toks, enc, style)
     q,r = prompt_qa(m)
     said = lambda n: compact_text(media_marks(q), '§', n, enc) if q.strip() else ''
-    if m.msg_type!=sprompt and r is None: return said(b.cell_toks)
-    return join_lines([said(b.user_toks), render_reply(r, b.asst_toks, b.call_toks, b.result_toks, enc, '»', style)])
+    if m.msg_type!=sprompt and r is None: return _tag(m, said(b.cell_toks), style)
+    t = join_lines([said(b.user_toks), render_reply(r, b.asst_toks, b.call_toks, b.result_toks, enc, '»', style)])
+    return t if m.msg_type==sprompt else _tag(m, t, style)   # a prompt's id opens its turn
 
 # %% ../nbs/09_dialogs.ipynb #40f62927
 def dlg_msg(m, enc=None):
@@ -180,14 +185,15 @@ def shown(dlg):
     return [m for m in dlg.messages if not (m.skipped or (m.msg_type==sraw and m.meta.get('rec_kind')))]
 
 def dlg_turns(ms, texts, style=dsl):
-    "Rendered `texts` of dialog messages `ms` joined as turns, each ending after a prompt (`style`: the renderer)"
+    "Rendered `texts` of dialog messages `ms` as turns, each ending after a prompt, opened by `style`'s line for its id"
     turns,cur = [],[]
     for m,t in zip(ms, texts):
         if t: cur.append(t)
         if m.msg_type==sprompt and cur:
-            turns.append('\n'.join(cur))
+            turns.append((style.turn_head(f'_{m.id}'), cur))
             cur = []
-    return join_compacts(*turns, '\n'.join(cur))
+    if cur: turns.append(('***', cur))
+    return '\n\n'.join(f'{h}\n\n' + '\n'.join(ts) for h,ts in turns).removeprefix('***\n\n')
 
 # %% ../nbs/09_dialogs.ipynb #d3ad36d2
 def dlg2compact(dlg, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, style=dsl):
@@ -241,10 +247,11 @@ def _budget_key(m, b):
     if m.msg_type==sprompt or prompt_qa(m)[1] is not None: return b[:4]
     return (b.cell_toks, b.result_toks) if m.msg_type==scode else b.cell_toks
 
-def _dropped(ms, start):
-    "The marker for the first `start` messages of `ms` left out"
+def _dropped(ms, start, style=dsl):
+    "The marker for the first `start` messages of `ms` left out; in a document's (`DlgStyle`), the ids they run between"
     nt = sum(m.msg_type==sprompt for m in ms[:start])
-    return f'… {nt} earlier turn{"s"*(nt!=1)} ({start} message{"s"*(start!=1)}) left out …'
+    span = f': #_{ms[0].id}–#_{ms[start-1].id}' if isinstance(style, DlgStyle) else ''
+    return f'… {nt} earlier turn{"s"*(nt!=1)} ({start} message{"s"*(start!=1)}) left out{span} …'
 
 # %% ../nbs/09_dialogs.ipynb #6fd15c13
 class DlgFit:
@@ -262,7 +269,9 @@ class DlgFit:
         "The wrapped flat document at `knob` from message `start` on"
         b = knob_budgets(knob, self.pol, self.floors)
         body = dlg_turns(self.ms[start:], [self._text(i, b) for i in range(start, len(self.ms))], self.style)
-        return self.wrap(join_compacts(_dropped(self.ms, start), body) if start else body)
+        if not start: return self.wrap(body)
+        mark = _dropped(self.ms, start, self.style)   # a document's turns open with their own `***` lines
+        return self.wrap(f'{mark}\n\n{body}' if body.startswith('***') else join_compacts(mark, body))
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"
         if (knob, start) not in self.sizes: self.sizes[knob, start] = len_toks(self.render(knob, start), self.enc)
@@ -447,7 +456,7 @@ def compact_dialog(s, path, notes='', in_place_copy=None, max_toks=None, grow=Tr
     "The continuation document for dialog session `s`, and one report line; with `in_place_copy`, a compacted copy"
     pol = {k:v for k,v in pol.items() if k!='last_n'}   # a dialog has no tail to keep whole
     if in_place_copy: return None, _copy(s, in_place_copy, max_toks, pol)
-    wrap = lambda c: compact_content(c, path, notes)
+    wrap = lambda c: compact_content(c, path, notes, recall='dialog')
     if max_toks is None: r = Rendering(wrap(dlg2compact(s.dlg, **pol, style=dlg_style)), None)
     else: r = fit_dialog(s.dlg, max_toks, wrap=wrap, grow=grow, style=dlg_style, **pol)
     return r.text, doc_line(dialog_stats(s.dlg), r)

@@ -223,7 +223,7 @@ def test_service(p, tmp_path):
     for o in LEAKS: assert o not in c.text, o
     assert ' tokens uncut -> ' in c.lines[-1] and len_toks(c.text) <= default_max_toks
     unbounded = compact_session(src, max_toks=0).text
-    assert unbounded == compact_content(dlg2compact(reads_dialog(text(p)), style=dlg_style), str(src.resolve()))
+    assert unbounded == compact_content(dlg2compact(reads_dialog(text(p)), style=dlg_style), str(src.resolve()), recall='dialog')
     if len_toks(unbounded) <= default_max_toks: assert c.text == unbounded   # within the bound: not grown
     assert len_toks(compact_session(src, max_toks=1500).text) <= 1500
     c = compact_session(src, in_place_copy=tmp_path/'copy.ipynb')
@@ -266,3 +266,29 @@ def test_skill(p, tmp_path, monkeypatch):
     assert len_toks(dialog_doc(src, max_toks=1200)) <= 1200
     assert dialog_copy(src, tmp_path/'copy.ipynb') == str(tmp_path/'copy.ipynb')
     assert (tmp_path/'copy.ipynb').read_text(encoding='utf-8') == compact_ipynb(text(p)).text and sha(src) == h
+
+# --- issue 30: a dialog's document as good as a session's: recall by id, no noise, a state
+_nothing_re = re.compile(r'\w')
+def says_nothing_line(l): return '…' in l and len(_nothing_re.findall(l)) < 8
+_id_arg_re = re.compile(r"\b(?:id|ids|msgid)=('[^'\n]*'?)")
+
+@pytest.mark.parametrize('p', DIALOGS, ids=ids)
+def test_document_recall_and_noise(p, tmp_path):
+    "Every prompt's id opens its turn and `--show` of it prints it whole; notes and code keep theirs; no empty result; no id cut"
+    from llmsurgery.service import compact_session, show_session
+    src = tmp_path/p.name
+    shutil.copy(p, src)
+    d = reads_dialog(text(p))
+    flat,bounded = compact_session(src, max_toks=0).text,compact_session(src).text
+    for doc in (flat, bounded):
+        conv = doc.partition('\n\n## Conversation\n\n')[2]
+        assert '`llmsurgery-compact <dialog> --show _ID`' in doc and "the skill's `recall`" in doc
+        assert [l for l in conv.splitlines() if l.startswith('>') and says_nothing_line(l)] == []
+        assert [v for v in _id_arg_re.findall(conv) if '…' in v] == []
+    for m in shown(d):
+        q,r = prompt_qa(m)
+        if m.msg_type==sprompt and (q.strip() or r): assert f'\n*** #_{m.id}\n' in '\n'+flat, m.id
+        elif m.msg_type!=sprompt and (q.strip() or m.msg_type==scode): assert f'#_{m.id}\n' in flat, m.id
+        if m.msg_type==sprompt and q.strip():
+            shown_ = show_session(src, f'_{m.id}', max_toks=0).text
+            assert shown_.startswith(f'#_{m.id}\n') and compact_text(media_marks(q), '§', None) in shown_
