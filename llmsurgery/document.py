@@ -35,9 +35,9 @@ from .state import (state_facts, render_state, read_state, merge_facts, said_tex
 _plain = ("`***` separates user-led turns", "reopen the original transcript or source file first")
 _recall = ("`*** #N` opens a user-led turn at transcript message N", "reopen the source file or message: "
            "`llmsurgery-compact <transcript> --show N` prints it, `--grep REGEX` searches")
-_dlg_recall = ("`*** #_ID` opens a turn that ends with prompt `_ID`", "reopen the dialog or the message: `#_ID` is the id "
-               "of the message it heads, and `llmsurgery-compact <dialog> --show _ID` (or the skill's `recall`) prints "
-               "that message whole, `--grep REGEX` searches them all")
+_dlg_recall = ("`*** #_ID` opens the turn that prompt `_ID` ends", "reopen the dialog or message: `#_ID` is the id of "
+               "the message below it, and `llmsurgery-compact <dialog> --show _ID` (the skill's `recall`) prints it whole, "
+               "`--grep REGEX` searches")
 
 def legend(recall=False):
     "The legend: what each mark means; with `recall`, the turns are numbered (`'dialog'`: by id) and it says how to recall a message"

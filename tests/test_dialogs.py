@@ -12,7 +12,7 @@ from llmsurgery.hist import fmt2hist, prompt_qa, reply_sep
 from llmsurgery.render import Policy, compact_call, compact_text
 from llmsurgery.toks import len_toks
 from llmsurgery.dialogs import (reads_dialog, dlg2compact, compact_reply, compact_code, compact_ipynb, cell_spans, fit_dialog,
-                                media_marks, dialog_stats, shown, dlg_style)
+                                media_marks, dialog_stats, shown, dlg_style, dialog_document)
 from llmsurgery.document import compact_content
 
 REAL = Path(__file__).resolve().parent/'data'/'solveit-real'
@@ -126,16 +126,17 @@ def test_prompt_form_copy(p):
 def test_fit(p):
     "`fit_dialog` is within every target it can meet, grows to the uncut size with room, and says when a target is too small"
     d = reads_dialog(text(p))
-    wrap = lambda c: compact_content(c, str(p))
-    full = len_toks(wrap(dlg2compact(d)))
+    fit = lambda n: dialog_document(d, str(p), max_toks=n)   # the document: legend, state, conversation
+    full = len_toks(dialog_document(d, str(p)).text)
     for n in (60, 150, 400, 1000, 3000, full-1, full, 10*full):
-        try: doc = fit_dialog(d, n, wrap=wrap).text
+        try: doc = fit(n).text
         except ValueError as e:
-            assert 'is too small' in str(e) and n<400, n
+            assert 'is too small' in str(e) and n<500, n   # the legend and the state take ~400
             continue
         assert len_toks(doc) <= n, (n, len_toks(doc))
         if n>=full: assert len_toks(doc) >= full
-    assert fit_dialog(d, 10*full, wrap=wrap).stats['dropped_msgs'] == 0
+    assert fit(10*full).stats['dropped_msgs'] == 0
+    assert '\n\n## State\n\n- ' in fit(1000).text
 
 TEX = reads_dialog(text(REAL/'solveit_tex__solveit-tex_f7c6b77.ipynb'))
 
@@ -223,7 +224,7 @@ def test_service(p, tmp_path):
     for o in LEAKS: assert o not in c.text, o
     assert ' tokens uncut -> ' in c.lines[-1] and len_toks(c.text) <= default_max_toks
     unbounded = compact_session(src, max_toks=0).text
-    assert unbounded == compact_content(dlg2compact(reads_dialog(text(p)), style=dlg_style), str(src.resolve()), recall='dialog')
+    assert unbounded == dialog_document(reads_dialog(text(p)), str(src.resolve())).text
     if len_toks(unbounded) <= default_max_toks: assert c.text == unbounded   # within the bound: not grown
     assert len_toks(compact_session(src, max_toks=1500).text) <= 1500
     c = compact_session(src, in_place_copy=tmp_path/'copy.ipynb')
@@ -263,6 +264,8 @@ def test_skill(p, tmp_path, monkeypatch):
     h = sha(src)
     doc = dialog_doc(src)
     for o in LEAKS: assert o not in doc, o
+    from llmsurgery.service import compact_session
+    assert doc == compact_session(src).text   # the skill's document is the command's
     assert len_toks(dialog_doc(src, max_toks=1200)) <= 1200
     assert dialog_copy(src, tmp_path/'copy.ipynb') == str(tmp_path/'copy.ipynb')
     assert (tmp_path/'copy.ipynb').read_text(encoding='utf-8') == compact_ipynb(text(p)).text and sha(src) == h
@@ -283,6 +286,8 @@ def test_document_recall_and_noise(p, tmp_path):
     for doc in (flat, bounded):
         conv = doc.partition('\n\n## Conversation\n\n')[2]
         assert '`llmsurgery-compact <dialog> --show _ID`' in doc and "the skill's `recall`" in doc
+        state = doc.partition('\n\n## State\n\n')[2].partition('\n\n## Conversation\n\n')[0]
+        assert '- Task (the first prompt, #_' in state and '- Latest reply (to #_' in state, state
         assert [l for l in conv.splitlines() if l.startswith('>') and says_nothing_line(l)] == []
         assert [v for v in _id_arg_re.findall(conv) if '…' in v] == []
     for m in shown(d):
