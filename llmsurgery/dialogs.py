@@ -72,8 +72,8 @@ def compact_reply(reply, asst_toks=None, call_toks=None, result_toks=None, enc=N
     return render_reply(reply, pol['asst_toks'], pol['call_toks'], pol['result_toks'], enc, mark, style)
 
 # %% ../nbs/09_dialogs.ipynb #d1a5e002
-dlg_heads = 'id', 'ids', 'msgid', 'path', 'file_path', 'dname', 'name', 'url', 'sym'   # in a call, first and whole
-short_toks = 8   # a result this short is kept whole: a message id, `{'msg': {}}`
+dlg_heads = 'id', 'ids', 'msgid', 'path', 'file_path', 'pattern', 're_pattern', 'dname', 'name', 'url', 'sym'   # lead, whole
+short_toks = 8   # a result this short is kept whole: a message id, `{'msg': {}}`; a call, thrice
 _little = 8      # word characters: a cut result with fewer says nothing
 
 def says_nothing(r):
@@ -82,7 +82,11 @@ def says_nothing(r):
 
 class DlgStyle(DocStyle):
     "A dialog document's renderer: ids and paths whole in a call, a short result whole, one cut to nothing left out"
-    def call(self, p, max_toks, enc=None): return doc_call(p, max_toks, None, enc, dlg_heads)
+    def call(self, p, max_toks, enc=None):
+        short = max_toks is None or len(str(p.arguments))<=12*short_toks
+        whole = doc_call(p, None, None, enc, dlg_heads) if short else None
+        if whole is not None and (max_toks is None or within_toks(whole, 3*short_toks, enc)): return whole
+        return doc_call(p, max_toks, None, enc, dlg_heads)
     def result(self, p, max_toks, enc=None):
         short = max_toks is None or len(as_text(p.text))<=6*short_toks
         whole = doc_result(p, None, None, enc) if short else None
@@ -270,8 +274,9 @@ class DlgFit:
         return self.cache[k]
     def state(self, b):
         "The state section of `facts` at `DlgBudgets` `b`, no budget above the policy's; '' with no facts"
-        k = tuple(min(v, self.pol[f]) for f,v in zip(Budgets._fields, b))
-        if k not in self.states: self.states[k] = render_state(self.facts, Budgets(*k)) if self.facts else ''
+        k = Budgets(*(min(v, self.pol[f]) for f,v in zip(Budgets._fields, b)))
+        k = k._replace(asst_toks=-(-k.asst_toks//4))   # the latest reply's gist (the newest turn holds it whole)
+        if k not in self.states: self.states[k] = render_state(self.facts, k) if self.facts else ''
         return self.states[k]
     def render(self, knob, start=0):
         "The flat document at `knob` from message `start` on, wrapped by `wrap(body, state section)`"
