@@ -146,6 +146,13 @@ def test_fit_any_target(n):
     "For any target the least rendering allows, a dialog's document is within it"
     assert len_toks(fit_dialog(TEX, n).text) <= n
 
+@settings(max_examples=15, derandomize=True, deadline=None)
+@given(st.integers(500, 15_000))
+def test_document_any_target(n):
+    "The continuation document (legend, state, conversation) is within any target from 500 tokens, its state said once"
+    doc = dialog_document(TEX, 'tex.ipynb', max_toks=n).text
+    assert len_toks(doc) <= n and doc.count('\n\n## State\n\n') == 1
+
 def test_attachments_and_unanswered():
     "dutil's conn dialog: a pasted image is a marker (its base64 nowhere), unanswered prompts keep their questions"
     txt = text(REAL/'dutil__conn_5f88c82.ipynb')
