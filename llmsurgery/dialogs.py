@@ -34,7 +34,7 @@ from .hist import fmt2hist, pair_tools, reply_sep, split_prompt, prompt_qa
 from .toks import len_toks, trunctoks_mid, within_toks, as_text
 from .render import *
 from .render import Policy, Budgets, Rendering, min_budgets, join_lines
-from .docstyle import err_toks, error_result, DocStyle, doc_call, doc_result
+from .docstyle import err_toks, error_result, DocStyle, doc_call, doc_result, doc_args, call_head, head_cap
 from .fit import fit_floors, fill
 from .state import render_state
 from .document import compact_content, join_compacts
@@ -83,10 +83,12 @@ def says_nothing(r):
 class DlgStyle(DocStyle):
     "A dialog document's renderer: ids and paths whole in a call, a short result whole, one cut to nothing left out"
     def call(self, p, max_toks, enc=None):
+        "A call: whole when short; else its head (through its first id or path) whole, and `max_toks` more of the rest"
         short = max_toks is None or len(str(p.arguments))<=12*short_toks
         whole = doc_call(p, None, None, enc, dlg_heads) if short else None
         if whole is not None and (max_toks is None or within_toks(whole, 3*short_toks, enc)): return whole
-        return doc_call(p, max_toks, None, enc, dlg_heads)
+        head = call_head(str(ifnone(p.name, '?')), doc_args(p.arguments, None, dlg_heads), keys=dlg_heads)
+        return doc_call(p, max_toks + (min(len_toks(head, enc), head_cap) if head else 0), None, enc, dlg_heads)
     def result(self, p, max_toks, enc=None):
         short = max_toks is None or len(as_text(p.text))<=6*short_toks
         whole = doc_result(p, None, None, enc) if short else None
