@@ -90,10 +90,13 @@ class DlgStyle(DocStyle):
         head = call_head(str(ifnone(p.name, '?')), doc_args(p.arguments, None, dlg_heads), keys=dlg_heads)
         return doc_call(p, max_toks + (min(len_toks(head, enc), head_cap) if head else 0), None, enc, dlg_heads)
     def result(self, p, max_toks, enc=None):
-        short = max_toks is None or len(as_text(p.text))<=6*short_toks
+        "A result: whole when short; a traceback as an error; else as a session document's, left out if it says nothing"
+        s = as_text(p.text)
+        short = max_toks is None or len(s)<=6*short_toks
         whole = doc_result(p, None, None, enc) if short else None
         if whole is not None and (max_toks is None or within_toks(whole, short_toks, enc)): return whole
-        r = super().result(p, max_toks, enc)
+        tb = not p.full and s.lstrip().startswith('Traceback (most recent call last)')   # a Python tool raised: an error
+        r = error_result(s, err_toks(max_toks), enc) if tb else super().result(p, max_toks, enc)
         return '' if says_nothing(r) else r
     def turn_head(self, label): return f'*** #{label}'   # a turn opens with the id of the prompt it ends with
 

@@ -9,7 +9,7 @@ from aidialog.dialog import Message, sprompt, snote, scode, sraw, prompt_output
 from aidialog.ipynb import reads_ipynb, conv_old_prompts
 from aidialog.msg_parts import ToolUse
 from llmsurgery.hist import fmt2hist, prompt_qa, reply_sep
-from llmsurgery.render import Policy, compact_call, compact_text
+from llmsurgery.render import Policy, compact_call, compact_text, fenced
 from llmsurgery.toks import len_toks
 from llmsurgery.dialogs import (reads_dialog, dlg2compact, compact_reply, compact_code, compact_ipynb, cell_spans, fit_dialog,
                                 media_marks, dialog_stats, shown, dlg_style, dialog_document)
@@ -304,3 +304,14 @@ def test_document_recall_and_noise(p, tmp_path):
         if m.msg_type==sprompt and q.strip():
             shown_ = show_session(src, f'_{m.id}', max_toks=0).text
             assert shown_.startswith(f'#_{m.id}\n') and compact_text(media_marks(q), '§', None) in shown_
+
+def test_reply_noise_rules():
+    "In a dialog document's reply: an error keeps its diagnostic line, repeated lines are counted, an id in a call stays whole"
+    tb = 'Traceback (most recent call last):\n' + ''.join(f'  File "lib.py", line {i}, in f{i}\n' for i in range(40)) + "KeyError: 'content'"
+    block = lambda i, name, args, res: fenced(json.dumps(dict(id=f't{i}', name=name, args=args, result=res)), 'json {.tool}')
+    reply = '\n\n'.join([block(1, 'msg_str_replace', dict(id='_59d8bd9b', old_str='x = 1\n'*50, new_str='y'), tb),
+                         block(2, 'run', {}, 'tick\n'*200), 'Done.'])
+    r = compact_reply(reply, call_toks=12, result_toks=10, style=dlg_style)
+    assert "▶ msg_str_replace(id='_59d8bd9b'" in r and "KeyError: 'content'" in r and '> tick (×200)' in r, r
+    spec = compact_reply(reply, call_toks=12, result_toks=10)   # the spec's DSL cuts by its own rules
+    assert "KeyError: 'content'" not in spec
