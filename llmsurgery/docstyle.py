@@ -34,20 +34,20 @@ def rel_path(s, cwd):
 _path_args = 'file_path', 'notebook_path', 'path'
 _lead_args = ('pattern',) + _path_args   # a search's pattern says more than where it looks
 
-def doc_args(args, cwd=None):
-    "Call arguments for a document: default flags left out, a pattern and paths first, paths relative to `cwd`"
+def doc_args(args, cwd=None, lead=_lead_args):
+    "Call arguments for a document: default flags left out, those in `lead` (a pattern, paths) first, paths relative to `cwd`"
     if not isinstance(args, dict): return args
     kept = {k: rel_path(v, cwd) if k in _path_args else v for k,v in args.items() if v is not None and v is not False}
-    return {**{k: kept[k] for k in _lead_args if k in kept}, **kept}
+    return {**{k: kept[k] for k in lead if k in kept}, **kept}
 
 # %% ../nbs/05_docstyle.ipynb #54701abb
 head_cap = 80   # tokens: a call's head is kept whole up to this size, whatever the call's budget
 
-def call_head(name, args, cmd=None):
-    "What a cut call keeps whole: Bash command `cmd`'s first line, or the call through its first path argument"
+def call_head(name, args, cmd=None, keys=_path_args):
+    "What a cut call keeps whole: Bash command `cmd`'s first line, or the call through its first argument in `keys` (a path)"
     if cmd is not None: return first(cmd.splitlines(), str.strip) or ''
     ks = list(args) if isinstance(args, dict) else []
-    i = first(range(len(ks)), lambda i: ks[i] in _path_args and isinstance(args[ks[i]], str))
+    i = first(range(len(ks)), lambda i: ks[i] in keys and isinstance(args[ks[i]], str))
     return '' if i is None else f'{name}(' + ', '.join(f'{k}={args[k]!r}' for k in ks[:i+1])
 
 def head_budget(head, lead, max_toks, enc=None):
@@ -56,9 +56,10 @@ def head_budget(head, lead, max_toks, enc=None):
     return max(n, min(len_toks(f'{lead}{head} …', plain_enc(enc)), head_cap)) if head else n
 
 # %% ../nbs/05_docstyle.ipynb #c4bb8021
-def doc_call(p, max_toks, cwd=None, enc=None):
+def doc_call(p, max_toks, cwd=None, enc=None, heads=None):
     "A tool-use part as a document shows it: `compact_call`'s forms, arguments by `doc_args`, a cut call keeping its head"
-    name,args = str(ifnone(p.name, '?')),doc_args(p.arguments, cwd)
+    lead,keys = (_lead_args,_path_args) if heads is None else (heads,heads)   # `heads`: the arguments a head ends at, first
+    name,args = str(ifnone(p.name, '?')),doc_args(p.arguments, cwd, lead)
     f,key = call_renderers.get(name) or call_renderers.get(name.rsplit('.', 1)[-1]) or (None,None)
     cmd = args[key] if f and isinstance(args, dict) and isinstance(args.get(key), str) else None
     if cmd is not None and (f is not bash_call or max_toks is None): return f(cmd, max_toks, enc)
@@ -66,7 +67,7 @@ def doc_call(p, max_toks, cwd=None, enc=None):
     if cmd is not None:
         n = head_budget(call_head(name, args, cmd), '! ', max_toks, enc)
         return head_text(flat_lines(cmd), n, '! ', enc)
-    n = head_budget(call_head(name, args), '▶ ', max_toks, enc)
+    n = head_budget(call_head(name, args, keys=keys), '▶ ', max_toks, enc)
     return head_text(f'{name}({call_args(args, n)})', n, '▶ ', enc)
 
 # %% ../nbs/05_docstyle.ipynb #4d1c5d39

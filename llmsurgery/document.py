@@ -36,10 +36,13 @@ from .state import (state_facts, render_state, read_state, merge_facts, said_tex
 _plain = ("`***` separates user-led turns", "reopen the original transcript or source file first")
 _recall = ("`*** #N` opens a user-led turn at transcript message N", "reopen the source file or message: "
            "`llmsurgery-compact <transcript> --show N` prints it, `--grep REGEX` searches")
+_dlg_recall = ("`*** #_ID` opens the turn that prompt `_ID` ends", "reopen the dialog or message: `#_ID` is the id of "
+               "the message below it, and `llmsurgery-compact <dialog> --show _ID` (the skill's `recall`) prints it whole, "
+               "`--grep REGEX` searches")
 
 def legend(recall=False):
-    "The legend: what each mark means; with `recall`, the turns are numbered and it says how to recall a message"
-    turns,reopen = _recall if recall else _plain
+    "The legend: what each mark means; with `recall`, the turns are numbered (`'dialog'`: by id) and it says how to recall a message"
+    turns,reopen = _dlg_recall if recall=='dialog' else _recall if recall else _plain
     return ("This session is being continued from an earlier conversation, compacted. `§ … §` encloses user text; "
         "`» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; `▶` marks "
         f"another tool call; `>` marks its result; `¶` replaces a newline; {turns}; and ` … ` marks removed middle "

@@ -2,7 +2,7 @@
 
 Use it when a dialog or an agent session is too long for the context window, or is about to be: compact it into a continuation document, then continue the work in a fresh dialog or session that opens with that document. The document keeps every user message (whole where the size allows), the assistant's words and tool calls cut to their gist, and the last messages whole.
 
-The document is text in a small notation. `§ … §` encloses user text and `» … »` assistant text; a fenced `python` block is code run in the persistent kernel; `!` marks a Bash command, `▶` another tool call, and `>` its result; `¶` stands for a newline; `***` separates user-led turns; and ` … ` marks middle content removed to fit a budget. The document opens with this legend and ends by naming its transcript.
+The document is text in a small notation. `§ … §` encloses user text and `» … »` assistant text; a fenced `python` block is code run in the persistent kernel; `!` marks a Bash command, `▶` another tool call, and `>` its result; `¶` stands for a newline; `***` separates user-led turns; and ` … ` marks middle content removed to fit a budget. The document opens with this legend and the state of the work, and ends by naming its transcript. In a dialog's document each turn's line also names the id of the prompt that ends the turn, and each note and code cell opens with its own id.
 
 The document is for orientation only. The transcript (the session file, or the dialog notebook) stays authoritative: reopen it before copying code, commands or exact output from the document, and whenever a detail matters. `recall` does that without reading the file yourself: it prints a message whole by its number (`#N`, the line of the transcript it is on; in a dialog, its id, such as `#_1a2b3c4d`), or every line that matches a regular expression, before the agent's own compactions too.
 
@@ -75,7 +75,7 @@ def dialog_doc(
     max_toks:int=None, # Fit the whole document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
     **kwargs
 )->str: # The continuation document
-    "The whole dialog at `path` as one continuation document: notes and prompts between `§`, replies between `»`, code fenced with its output"
+    "The whole dialog at `path` as one continuation document: its state, then notes and prompts between `§`, replies between `»`, code fenced with its output, each message's id for `recall`"
     pol,p = _pol(dialog_doc, kwargs),_kind(path, 'dialog')
     with _plain(): return compact_session(p, notes=notes, max_toks=max_toks, **pol).text
 

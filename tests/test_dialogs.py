@@ -9,10 +9,10 @@ from aidialog.dialog import Message, sprompt, snote, scode, sraw, prompt_output
 from aidialog.ipynb import reads_ipynb, conv_old_prompts
 from aidialog.msg_parts import ToolUse
 from llmsurgery.hist import fmt2hist, prompt_qa, reply_sep
-from llmsurgery.render import Policy, compact_call, compact_text
+from llmsurgery.render import Policy, compact_call, compact_text, fenced
 from llmsurgery.toks import len_toks
 from llmsurgery.dialogs import (reads_dialog, dlg2compact, compact_reply, compact_code, compact_ipynb, cell_spans, fit_dialog,
-                                media_marks, dialog_stats, shown)
+                                media_marks, dialog_stats, shown, dlg_style, dialog_document)
 from llmsurgery.document import compact_content
 
 REAL = Path(__file__).resolve().parent/'data'/'solveit-real'
@@ -101,7 +101,7 @@ def test_in_place_copy(p):
     for m,o in zip(back.messages, orig.messages):
         if m.msg_type!=sprompt: continue
         q,r = prompt_qa(o)
-        assert m.ai_res == (compact_reply(r) if r is not None else '')
+        assert m.ai_res == (compact_reply(r, style=dlg_style) if r is not None else '')
     calls = dialog_stats(orig).calls
     st = made.stats
     assert st.calls == calls and (st.copy_size < st.size if calls else st.copy_size <= st.size) and st.size == len(txt.encode())
@@ -126,16 +126,17 @@ def test_prompt_form_copy(p):
 def test_fit(p):
     "`fit_dialog` is within every target it can meet, grows to the uncut size with room, and says when a target is too small"
     d = reads_dialog(text(p))
-    wrap = lambda c: compact_content(c, str(p))
-    full = len_toks(wrap(dlg2compact(d)))
+    fit = lambda n: dialog_document(d, str(p), max_toks=n)   # the document: legend, state, conversation
+    full = len_toks(dialog_document(d, str(p)).text)
     for n in (60, 150, 400, 1000, 3000, full-1, full, 10*full):
-        try: doc = fit_dialog(d, n, wrap=wrap).text
+        try: doc = fit(n).text
         except ValueError as e:
-            assert 'is too small' in str(e) and n<400, n
+            assert 'is too small' in str(e) and n<500, n   # the legend and the state take ~400
             continue
         assert len_toks(doc) <= n, (n, len_toks(doc))
         if n>=full: assert len_toks(doc) >= full
-    assert fit_dialog(d, 10*full, wrap=wrap).stats['dropped_msgs'] == 0
+    assert fit(10*full).stats['dropped_msgs'] == 0
+    assert '\n\n## State\n\n- ' in fit(1000).text
 
 TEX = reads_dialog(text(REAL/'solveit_tex__solveit-tex_f7c6b77.ipynb'))
 
@@ -144,6 +145,13 @@ TEX = reads_dialog(text(REAL/'solveit_tex__solveit-tex_f7c6b77.ipynb'))
 def test_fit_any_target(n):
     "For any target the least rendering allows, a dialog's document is within it"
     assert len_toks(fit_dialog(TEX, n).text) <= n
+
+@settings(max_examples=15, derandomize=True, deadline=None)
+@given(st.integers(500, 15_000))
+def test_document_any_target(n):
+    "The continuation document (legend, state, conversation) is within any target from 500 tokens, its state said once"
+    doc = dialog_document(TEX, 'tex.ipynb', max_toks=n).text
+    assert len_toks(doc) <= n and doc.count('\n\n## State\n\n') == 1
 
 def test_attachments_and_unanswered():
     "dutil's conn dialog: a pasted image is a marker (its base64 nowhere), unanswered prompts keep their questions"
@@ -223,7 +231,7 @@ def test_service(p, tmp_path):
     for o in LEAKS: assert o not in c.text, o
     assert ' tokens uncut -> ' in c.lines[-1] and len_toks(c.text) <= default_max_toks
     unbounded = compact_session(src, max_toks=0).text
-    assert unbounded == compact_content(dlg2compact(reads_dialog(text(p))), str(src.resolve()))
+    assert unbounded == dialog_document(reads_dialog(text(p)), str(src.resolve())).text
     if len_toks(unbounded) <= default_max_toks: assert c.text == unbounded   # within the bound: not grown
     assert len_toks(compact_session(src, max_toks=1500).text) <= 1500
     c = compact_session(src, in_place_copy=tmp_path/'copy.ipynb')
@@ -263,6 +271,47 @@ def test_skill(p, tmp_path, monkeypatch):
     h = sha(src)
     doc = dialog_doc(src)
     for o in LEAKS: assert o not in doc, o
+    from llmsurgery.service import compact_session
+    assert doc == compact_session(src).text   # the skill's document is the command's
     assert len_toks(dialog_doc(src, max_toks=1200)) <= 1200
     assert dialog_copy(src, tmp_path/'copy.ipynb') == str(tmp_path/'copy.ipynb')
     assert (tmp_path/'copy.ipynb').read_text(encoding='utf-8') == compact_ipynb(text(p)).text and sha(src) == h
+
+# --- issue 30: a dialog's document as good as a session's: recall by id, no noise, a state
+_nothing_re = re.compile(r'\w')
+def says_nothing_line(l): return '…' in l and len(_nothing_re.findall(l)) < 8
+_id_arg_re = re.compile(r"\b(?:id|ids|msgid)=('[^'\n]*'?)")
+
+@pytest.mark.parametrize('p', DIALOGS, ids=ids)
+def test_document_recall_and_noise(p, tmp_path):
+    "Every prompt's id opens its turn and `--show` of it prints it whole; notes and code keep theirs; no empty result; no id cut"
+    from llmsurgery.service import compact_session, show_session
+    src = tmp_path/p.name
+    shutil.copy(p, src)
+    d = reads_dialog(text(p))
+    flat,bounded = compact_session(src, max_toks=0).text,compact_session(src).text
+    for doc in (flat, bounded):
+        conv = doc.partition('\n\n## Conversation\n\n')[2]
+        assert '`llmsurgery-compact <dialog> --show _ID`' in doc and "the skill's `recall`" in doc
+        state = doc.partition('\n\n## State\n\n')[2].partition('\n\n## Conversation\n\n')[0]
+        assert '- Task (the first prompt, #_' in state and '- Latest reply (to #_' in state, state
+        assert [l for l in conv.splitlines() if l.startswith('>') and says_nothing_line(l)] == []
+        assert [v for v in _id_arg_re.findall(conv) if '…' in v] == []
+    for m in shown(d):
+        q,r = prompt_qa(m)
+        if m.msg_type==sprompt and (q.strip() or r): assert f'\n*** #_{m.id}\n' in '\n'+flat, m.id
+        elif m.msg_type!=sprompt and (q.strip() or m.msg_type==scode): assert f'#_{m.id}\n' in flat, m.id
+        if m.msg_type==sprompt and q.strip():
+            shown_ = show_session(src, f'_{m.id}', max_toks=0).text
+            assert shown_.startswith(f'#_{m.id}\n') and compact_text(media_marks(q), '§', None) in shown_
+
+def test_reply_noise_rules():
+    "In a dialog document's reply: an error keeps its diagnostic line, repeated lines are counted, an id in a call stays whole"
+    tb = 'Traceback (most recent call last):\n' + ''.join(f'  File "lib.py", line {i}, in f{i}\n' for i in range(40)) + "KeyError: 'content'"
+    block = lambda i, name, args, res: fenced(json.dumps(dict(id=f't{i}', name=name, args=args, result=res)), 'json {.tool}')
+    reply = '\n\n'.join([block(1, 'msg_str_replace', dict(id='_59d8bd9b', old_str='x = 1\n'*50, new_str='y'), tb),
+                         block(2, 'run', {}, 'tick\n'*200), 'Done.'])
+    r = compact_reply(reply, call_toks=12, result_toks=10, style=dlg_style)
+    assert "▶ msg_str_replace(id='_59d8bd9b'" in r and "KeyError: 'content'" in r and '> tick (×200)' in r, r
+    spec = compact_reply(reply, call_toks=12, result_toks=10)   # the spec's DSL cuts by its own rules
+    assert "KeyError: 'content'" not in spec
