@@ -16,6 +16,10 @@ for pkg,ver in pins:
     d = c/f"{pkg.replace('/', '+')}@{ver}"
     print(f"   {pkg}@{ver}: " + (f"installed ({mb(d):,.0f} MB)" if d.is_dir() else "to install"))
 print(f"   cache: {c} (LLMSURGERY_HOSTS_CACHE or XDG_CACHE_HOME moves it; delete it to free the space)")
+import re, pathlib
+uv = re.search(r"UV_VER = '([^']+)'", pathlib.Path('tests/test_tool.py').read_text())[1]
+t = h.hosts_cache().parent/'tools'/f'uv-{uv}'
+print(f"   and uv=={uv} from PyPI for the install test (tests/test_tool.py): " + ("installed" if t.is_dir() else "to install") + f", in {t.parent}")
 PY
 echo "== nbdev-export: llmsurgery/ must match nbs/"
 nbdev-export
