@@ -52,3 +52,8 @@ def test_cli_and_api_report_the_same_numbers(tmp_path):
     assert p.stderr.splitlines()[-1] == report_line(r)
     assert (r.toks_before, r.before_by) == (71_929, "Claude Code's count")   # the host's count, not the estimate
     assert (tmp_path/'d.md').read_text(encoding='utf-8') == d.text + '\n'
+
+def test_spec_mk_msg_is_aidialogs():
+    "The README says the spec's `fastllm.chat.mk_msg` is aidialog's own, which the notebooks import instead"
+    import fastllm.chat, aidialog.msg_parts
+    assert fastllm.chat.mk_msg is aidialog.msg_parts.mk_msg
