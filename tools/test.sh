@@ -4,7 +4,7 @@ set -e
 cd "$(dirname "$0")/.."
 fail() { echo "FAILED: $*" >&2; exit 1; }
 start=$(date +%s)
-echo "== make test: about 4 minutes on 2 cores. The host tests run the real agent CLIs, installed once from npm (about 760 MB"
+echo "== make test: about 4 minutes on 2 idle cores (more on a busy machine). The host tests run the real agent CLIs, installed once from npm (about 760 MB"
 echo "   for Claude Code and Codex) into a cache outside the repository; npm is needed the first time only:"
 python - <<'PY'
 import sys; sys.path.insert(0, 'tests')
