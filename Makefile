@@ -5,7 +5,7 @@ BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d" " -f1)
 EXAMPLE ?= examples/claude_long.jsonl
 
-.PHONY: demo test bench readme clean-venv
+.PHONY: demo test docs bench readme clean-venv
 
 $(STAMP):
 	@if ! { [ -x $(BIN)/python ] && $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 12))'; }; then \
@@ -19,8 +19,11 @@ $(STAMP):
 demo: $(STAMP)  ## compact the bundled long Claude Code session to 12,000 tokens; the document on stdout, the report on stderr
 	@$(BIN)/llmsurgery-compact $(EXAMPLE) --max-tokens 12000 --report
 
-test: $(STAMP)  ## the whole test suite, as CI runs it
+test: $(STAMP)  ## the whole test suite, as CI runs it: about 4 min on 2 idle cores; the first run installs the host CLIs from npm (about 760 MB, into ~/.cache/llmsurgery/hosts)
 	@PATH=$(CURDIR)/$(BIN):$$PATH sh tools/test.sh
+
+docs: $(STAMP)  ## run nbdev's docs processors on every notebook into _proc/, as the deploy workflow does (rendering needs Quarto: nbdev-docs)
+	@$(BIN)/nbdev-proc-nbs
 
 bench: $(STAMP)  ## issue 26's measures as ratios in one run (REV=main also measures a before), then the README's performance tables (not part of the tests)
 	@$(BIN)/python bench/issue.py $(if $(REV),--rev $(REV))

@@ -154,7 +154,7 @@ def says(self:Part, role):
 def says(self:Thinking, role): return False   # the model's scratch work
 
 @patch
-def says(self:(Text,Refusal), role):
+def says(self:Text|Refusal, role):
     "Text says something unless blank, a user's host plumbing (but a command with arguments), or a `.` placeholder"
     t = (self.text or '').strip()
     plumbing = role=='user' and is_plumbing(t) and not command_request(t)
@@ -213,7 +213,7 @@ def user_dsl(self:ToolUse, r, max_toks, enc=None): return r.call(self, max_toks,
 def user_dsl(self:ToolResult, r, max_toks, enc=None): return r.result(self, max_toks, enc)
 
 @patch
-def user_dsl(self:(Text,Refusal), r, max_toks, enc=None):
+def user_dsl(self:Text|Refusal, r, max_toks, enc=None):
     "The user's words between `§` (a slash command as typed); a skill's injected text as `skill_marker`"
     if is_skill_text(self.text): return compact_text(skill_marker, '§', max_toks, enc)
     return _user_text(command_request(self.text) or self.text, max_toks, enc)
@@ -232,7 +232,7 @@ def user_words(self:Part):
     return self.ctext
 
 @patch
-def user_words(self:(Text,Refusal)):
+def user_words(self:Text|Refusal):
     return skill_marker if is_skill_text(self.text) else command_request(self.text) or as_text(self.text)
 
 @patch
@@ -261,7 +261,7 @@ def asst_dsl(self:Part, r, text_toks, call_toks, enc=None):
     return compact_text(self.ctext, '»', text_toks, enc)
 
 @patch
-def asst_dsl(self:(Text,Refusal), r, text_toks, call_toks, enc=None):
+def asst_dsl(self:Text|Refusal, r, text_toks, call_toks, enc=None):
     return compact_text(self.text, '»', text_toks, enc)
 
 @patch

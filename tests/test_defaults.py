@@ -53,7 +53,7 @@ def test_cli_help():
     "`llmsurgery-compact --help` states each default as `(default N)`"
     out = fold(subprocess.run([sys.executable, str(_exe), '--help'], capture_output=True, text=True, check=True,
                               env=dict(os.environ, COLUMNS='200')).stdout)
-    said = {k: num(m[1]) for k in compact_policy if (m := re.search(rf'--{k.replace("_", "-")} \(int\) [^()]*\(default ([\d,]+)\)', out))}
+    said = {k: num(m[1]) for k in compact_policy if (m := re.search(rf'--{k.replace("_", "-")} (?:\(int\)|N) [^()]*\(default ([\d,]+)\)', out))}
     assert said == compact_policy
 
 TOOLS = ['dialog_doc', 'dialog_copy', 'session_doc', 'session_report', 'resume_session']

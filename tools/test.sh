@@ -3,6 +3,24 @@
 set -e
 cd "$(dirname "$0")/.."
 fail() { echo "FAILED: $*" >&2; exit 1; }
+start=$(date +%s)
+echo "== make test: about 4 minutes on 2 idle cores (more on a busy machine). The host tests run the real agent CLIs, installed once from npm (about 760 MB"
+echo "   for Claude Code and Codex) into a cache outside the repository; npm is needed the first time only:"
+python - <<'PY'
+import sys; sys.path.insert(0, 'tests')
+import hostkit as h
+pins = sorted((getattr(h, n), getattr(h, n[:-4]+'_VER')) for n in dir(h) if n.endswith('_PKG') and hasattr(h, n[:-4]+'_VER'))
+c = h.hosts_cache()
+def mb(d): return sum({(s.st_dev, s.st_ino): s.st_size for f in d.rglob('*') if f.is_file() and not f.is_symlink() for s in [f.stat()]}.values())/2**20   # as du counts: a hard link once
+for pkg,ver in pins:
+    d = c/f"{pkg.replace('/', '+')}@{ver}"
+    print(f"   {pkg}@{ver}: " + (f"installed ({mb(d):,.0f} MB)" if d.is_dir() else "to install"))
+print(f"   cache: {c} (LLMSURGERY_HOSTS_CACHE or XDG_CACHE_HOME moves it; delete it to free the space)")
+import re, pathlib
+uv = re.search(r"UV_VER = '([^']+)'", pathlib.Path('tests/test_tool.py').read_text())[1]
+t = h.hosts_cache().parent/'tools'/f'uv-{uv}'
+print(f"   and uv=={uv} from PyPI for the install test (tests/test_tool.py): " + ("installed" if t.is_dir() else "to install") + f", in {t.parent}")
+PY
 echo "== nbdev-export: llmsurgery/ must match nbs/"
 nbdev-export
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -18,3 +36,4 @@ echo "== nbdev-test: every notebook runs and its assertions hold"
 nbdev-test --flags ''
 echo "== pytest: properties, readers and CLI"
 python -m pytest -q -rs -p no:cacheprovider tests   # -rs: each skip says why
+t=$(( $(date +%s) - start )); echo "== all passed in $((t/60)) min $((t%60)) s"
