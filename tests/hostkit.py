@@ -647,6 +647,7 @@ def force_compression(home, on=True):
     d = json.loads(p.read_text()) if p.exists() else json.loads(json.dumps(GEMINI_SETTINGS))
     m = {k: v for k, v in d.get('model', {}).items() if k != 'compressionThreshold'}
     d['model'] = {**m, 'compressionThreshold': 0.00001} if on else m
+    p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(d, indent=2) + '\n')
 
 def gemini_env(home, server):

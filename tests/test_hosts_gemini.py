@@ -1,0 +1,123 @@
+"""Gemini CLI (issue 31), proven with the real client (0.61.0) offline against a loopback Gemini API (`GeminiMock`):
+genuine sessions, written by `gemini` itself from a scripted model that runs `run_shell_command` and answers, with a
+forced compression, are read, listed and found by id; `--resume` writes a session `gemini --resume` opens with our
+document; `--to gemini` continues a real Claude Code session in Gemini and `--to claude` a Gemini session in Claude
+Code; with our hooks installed, the first request after a real compression carries llmsurgery's state."""
+import json, re
+from pathlib import Path
+import pytest
+from hostkit import (GeminiMock, install_gemini, run_gemini, gemini_sessions, gemini_home, force_compression, shell,
+                     text, compact_in, sha, one_turn, run_claude, AnthropicMock, request_with, read_jsonl, claude_sessions)
+from llmsurgery.sessions import read_session, detect_format
+
+@pytest.fixture(scope='session')
+def gemini():
+    "Gemini CLI's `gemini.js`, installed once into the cache (no npm registry fails the tests, never skips)"
+    return install_gemini()
+
+def turn(js, home, cwd, prompt, replies, *args, compress=False):
+    "One headless turn of the real `gemini` against a mock giving `replies`: the mock, after the turn"
+    force_compression(home, compress)
+    with GeminiMock(replies) as s:
+        rc, out, err = run_gemini(js, home, cwd, prompt, s, *args)
+        assert rc == 0, err[-3000:]
+    return s
+
+def contents_text(body): return json.dumps(body.get('contents'), ensure_ascii=False)
+
+@pytest.fixture(scope='module')
+def gemini_work(gemini, tmp_path_factory):
+    """A genuine Gemini session: a prompt that runs a shell command (with a thought before the answer), then a resumed
+    turn with a forced compression, then one more turn: (js, home, cwd, session file)"""
+    tmp = tmp_path_factory.mktemp('gm')
+    home, cwd = tmp/'home', tmp/'work'
+    cwd.mkdir()
+    turn(gemini, home, cwd, 'TASK-ALPHA: count the rows', [shell('echo ROWS-OUTPUT-17'),
+                                                          dict(text='There are 17 rows.', thought='Count them.')])
+    src, = gemini_sessions(home)
+    sid = read_jsonl(src)[0]['sessionId']
+    s = turn(gemini, home, cwd, 'REQUEST-BETA: and the columns?', [shell('echo COLS-OUTPUT-4'), text('Four columns.')],
+             '--resume', sid, compress=True)
+    assert s.compressions(), 'the forced compression made no summary call'
+    turn(gemini, home, cwd, 'REQUEST-GAMMA: thanks', [text('You are welcome.')], '--resume', sid)
+    return gemini, home, cwd, src
+
+def test_a_genuine_session_reads(gemini_work):
+    js, home, cwd, src = gemini_work
+    assert detect_format(src) == 'gemini'
+    s = read_session(src, all=True)
+    said = json.dumps([m.content for m in s.msgs], default=str)
+    assert s.fmt == 'gemini' and s.host == 'Gemini CLI' and not s.bad_lines
+    assert s.task == 'TASK-ALPHA: count the rows' and s.cwd == str(cwd)
+    results = [p.text for m in s.msgs if m.role == 'tool' for p in m.content]
+    assert results.count('ROWS-OUTPUT-17') == 1 and results.count('COLS-OUTPUT-4') == 1   # unwrapped, each once
+    assert 'Count them.' in said and 'Bash' in said and '<session_context>' not in said
+    assert [m.text for n, m in s.aside if m.text.startswith('<state_snapshot>')] == [GeminiMock.snapshot]
+    assert s.nums == sorted(s.nums) and isinstance(s.host_toks, int)
+
+def test_the_compression_is_the_boundary(gemini_work):
+    js, home, cwd, src = gemini_work
+    s = read_session(src)
+    assert s.summary == GeminiMock.snapshot
+    texts = [m.text for m in s.msgs]
+    assert texts[0] == GeminiMock.snapshot and 'TASK-ALPHA: count the rows' not in texts
+    assert 'REQUEST-GAMMA: thanks' in texts and 'You are welcome.' in texts
+    whole = read_session(src, all=True)
+    assert set(s.nums) - {None} <= set(whole.nums) | {n for n, _ in whole.aside}     # one numbering
+
+def test_list_and_ids(gemini_work):
+    js, home, cwd, src = gemini_work
+    sid = read_jsonl(src)[0]['sessionId']
+    rc, out, err = compact_in(home, cwd, '--list', '--host', 'gemini')
+    assert rc == 0, err
+    rows = [l for l in out.splitlines() if l.startswith('gemini')]
+    assert len(rows) == 1 and sid in rows[0] and 'TASK-ALPHA' in rows[0]            # the strays --resume left: not listed
+    rc, out, err = compact_in(home, cwd, sid[:8], '--report')
+    assert rc == 0 and 'REQUEST-GAMMA' in out, err
+
+def test_show_and_grep_by_the_documents_numbers(gemini_work):
+    js, home, cwd, src = gemini_work
+    n = next(n for n, m in zip(*(lambda s: (s.nums, s.msgs))(read_session(src, all=True))) if m.text == 'There are 17 rows.')
+    rc, out, err = compact_in(home, cwd, str(src), '--show', str(n))
+    assert rc == 0 and 'There are 17 rows.' in out, err
+    rc, out, err = compact_in(home, cwd, str(src), '--grep', 'COLS-OUTPUT')
+    assert rc == 0 and 'COLS-OUTPUT-4' in out, err
+
+def new_id(out, cmd):
+    "The id at the end of the last line of `out` that holds the command `cmd`"
+    lines = [l for l in out.splitlines() if cmd in l]
+    assert lines, out
+    return lines[-1].split()[-1]
+
+def test_resume_is_resumed_by_gemini_with_the_document(gemini_work):
+    js, home, cwd, src = gemini_work
+    h = sha(src)
+    rc, out, err = compact_in(home, cwd, str(src), '--resume', '--all')
+    assert rc == 0, err
+    assert out.strip().splitlines()[-1].startswith('gemini --resume ')               # the command last
+    new = new_id(out, 'gemini --resume')
+    s = turn(js, home, cwd, 'REQUEST-OMEGA: go on', [text('Going on.')], '--resume', new)
+    sent = contents_text(s.model_requests()[0]['body'])
+    assert 'TASK-ALPHA' in sent and 'REQUEST-OMEGA' in sent and 'Process Group PGID' not in sent   # the document, not the bulk
+    assert sha(src) == h
+
+def test_to_claude_from_gemini_resumed_by_claude(hosts, gemini_work):
+    js, home, cwd, src = gemini_work
+    rc, out, err = compact_in(home, cwd, str(src), '--to', 'claude', '--all')
+    assert rc == 0, err
+    new = new_id(out, 'claude --resume')
+    with AnthropicMock([text('Continuing in Claude.')]) as s:
+        rc, o, e = run_claude(hosts[0], home, cwd, 'REQUEST-CLAUDE: next', s, '--resume', new)
+        assert rc == 0, e
+    assert request_with(s, 'TASK-ALPHA') and request_with(s, 'REQUEST-CLAUDE')
+
+def test_to_gemini_from_claude_resumed_by_gemini(hosts, gemini, tmp_path):
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    one_turn('claude', hosts[0], home, cwd, 'CLAUDE-TASK-7: rename the parser')
+    rc, out, err = compact_in(home, cwd, '--host', 'claude', '--to', 'gemini')
+    assert rc == 0, err
+    new = new_id(out, 'gemini --resume')
+    s = turn(gemini, home, cwd, 'REQUEST-GEM: next', [text('Continuing in Gemini.')], '--resume', new)
+    sent = contents_text(s.model_requests()[0]['body'])
+    assert 'CLAUDE-TASK-7' in sent and 'REQUEST-GEM' in sent
