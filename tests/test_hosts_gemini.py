@@ -121,3 +121,25 @@ def test_to_gemini_from_claude_resumed_by_gemini(hosts, gemini, tmp_path):
     s = turn(gemini, home, cwd, 'REQUEST-GEM: next', [text('Continuing in Gemini.')], '--resume', new)
     sent = contents_text(s.model_requests()[0]['body'])
     assert 'CLAUDE-TASK-7' in sent and 'REQUEST-GEM' in sent
+
+def test_to_codex_from_gemini_resumed_by_codex(hosts, gemini_work):
+    js, home, cwd, src = gemini_work
+    rc, out, err = compact_in(home, cwd, str(src), '--to', 'codex', '--all')
+    assert rc == 0, err
+    new = new_id(out, 'codex resume')
+    from hostkit import ResponsesMock, run_codex
+    with ResponsesMock([text('Continuing in Codex.')]) as s:
+        rc, o, e = run_codex(hosts[1], home, cwd, 'REQUEST-CODEX: next', s, 'resume', new)
+        assert rc == 0, e
+    assert request_with(s, 'TASK-ALPHA') and request_with(s, 'REQUEST-CODEX')
+
+def test_to_gemini_from_codex_resumed_by_gemini(hosts, gemini, tmp_path):
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    one_turn('codex', hosts[1], home, cwd, 'CODEX-TASK-9: split the module')
+    rc, out, err = compact_in(home, cwd, '--host', 'codex', '--to', 'gemini')
+    assert rc == 0, err
+    new = new_id(out, 'gemini --resume')
+    s = turn(gemini, home, cwd, 'REQUEST-GEM2: next', [text('Continuing in Gemini.')], '--resume', new)
+    sent = contents_text(s.model_requests()[0]['body'])
+    assert 'CODEX-TASK-9' in sent and 'REQUEST-GEM2' in sent
