@@ -143,3 +143,61 @@ def test_to_gemini_from_codex_resumed_by_gemini(hosts, gemini, tmp_path):
     s = turn(gemini, home, cwd, 'REQUEST-GEM2: next', [text('Continuing in Gemini.')], '--resume', new)
     sent = contents_text(s.model_requests()[0]['body'])
     assert 'CODEX-TASK-9' in sent and 'REQUEST-GEM2' in sent
+
+# ---------------------------------------------------------------- inside Gemini: the hooks
+
+STATE = "llmsurgery's state of the part of this session that was just compacted"
+
+def hook_failures(home):
+    log = Path(home)/'.local'/'state'/'llmsurgery'/'hooks.log'
+    return log.read_text() if log.exists() else ''
+
+@pytest.fixture
+def hooked(gemini, tmp_path):
+    "A sandbox with Gemini's offline settings and llmsurgery's hooks installed: (js, home, cwd, settings bytes before)"
+    from hostkit import gemini_settings
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    before = gemini_settings(home).read_bytes()
+    rc, out, err = compact_in(home, cwd, '--install-hooks', 'gemini')
+    assert rc == 0 and 'BeforeAgent' in out, err
+    return gemini, home, cwd, before
+
+def test_state_reaches_the_model_after_a_real_compression(hooked):
+    js, home, cwd, before = hooked
+    commit = shell('echo "[main 1a2b3c4] COMMIT-GAMMA fix rows"  # git commit -m x')
+    turn(js, home, cwd, 'TASK-ALPHA: count the rows', [commit, text('Done, committed.')])
+    src, = gemini_sessions(home)
+    sid = read_jsonl(src)[0]['sessionId']
+    s = turn(js, home, cwd, 'REQUEST-BETA: more', [text('More.')], '--resume', sid, compress=True)
+    assert s.compressions() and not request_with(s, STATE)        # compressed in this turn, after its BeforeAgent
+    s = turn(js, home, cwd, 'REQUEST-GAMMA: next', [text('ok')], '--resume', sid)
+    sent = contents_text(s.model_requests()[0]['body'])
+    assert STATE in sent and 'TASK-ALPHA' in sent and '1a2b3c4 COMMIT-GAMMA' in sent and '--show N' in sent
+    s = turn(js, home, cwd, 'REQUEST-DELTA: again', [text('ok')], '--resume', sid)
+    assert contents_text(s.model_requests()[0]['body']).count(STATE) == 1   # told once, kept in the history
+    assert not hook_failures(home)
+
+def test_compact_with_llmsurgery_is_blocked_and_resumes(hooked):
+    from llmsurgery.gemini import gm_compact_prompt
+    js, home, cwd, before = hooked
+    turn(js, home, cwd, 'TASK-ALPHA: count the rows', [shell('echo ROWS-17'), text('17 rows.')])
+    src, = gemini_sessions(home)
+    sid = read_jsonl(src)[0]['sessionId']
+    force_compression(home, False)
+    with GeminiMock([text('must not be asked')]) as s:
+        rc, out, err = run_gemini(js, home, cwd, gm_compact_prompt, s, '--resume', sid)
+    assert not s.model_requests()                                      # blocked: no model call
+    new = re.search(r'type /resume (\S+) to continue', out + err)[1]
+    s = turn(js, home, cwd, 'REQUEST-OMEGA: go on', [text('Going on.')], '--resume', new)
+    sent = contents_text(s.model_requests()[0]['body'])
+    assert 'TASK-ALPHA' in sent and 'Process Group PGID' not in sent
+    assert not hook_failures(home)
+
+def test_uninstall_gives_the_settings_back(hooked):
+    js, home, cwd, before = hooked
+    rc, out, err = compact_in(home, cwd, '--install-hooks', 'gemini')      # twice is once
+    d = json.loads((gemini_home(home)/'settings.json').read_text())
+    assert rc == 0 and len(d['hooks']['BeforeAgent']) == 1 and d['hooks']['BeforeAgent'][0]['hooks'][0]['timeout'] == 120_000
+    rc, out, err = compact_in(home, cwd, '--uninstall-hooks', 'gemini')
+    assert rc == 0 and (gemini_home(home)/'settings.json').read_bytes() == before, err
