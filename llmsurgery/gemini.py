@@ -12,11 +12,11 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/gemini.html.md"""
 # %% auto #0
 __all__ = ['gm_types', 'gm_notes', 'gm_tools', 'gm_ack', 'gm_snapshot_tag', 'gm_mark', 'gm_hook_events', 'gm_compact_prompt',
            'gm_timeout_unit', 'gm_context_cap', 'gemini_host', 'gm_text', 'gm_output', 'gm_response_text', 'gm_call',
-           'gm_result', 'gm_user', 'gm_reply', 'gm_is_ack', 'gm_summary_ids', 'gm_boundary', 'GmLog', 'gm_replay',
-           'read_gemini', 'gemini_home', 'gm_projects', 'gm_first', 'gm_session_id', 'gm_is_stray', 'gm_project_dir',
-           'gemini_sessions', 'gemini_places', 'gm_sidechain_files', 'gm_slugify', 'gm_claim_slug', 'gm_resume_records',
-           'gm_log_name', 'write_resume', 'gemini_settings', 'gm_last_snapshot', 'gm_seen_file', 'gm_new_compression',
-           'gm_hook_job', 'gm_compacted_part']
+           'gm_result', 'gm_user', 'gm_reply', 'gm_is_ack', 'gm_summary_ids', 'gm_boundary', 'GmLog', 'gm_key',
+           'gm_replay', 'gm_summary_msg', 'read_gemini', 'gemini_home', 'gm_projects', 'gm_first', 'gm_session_id',
+           'gm_is_stray', 'gm_project_dir', 'gemini_sessions', 'gemini_places', 'gm_sidechain_files', 'gm_slugify',
+           'gm_claim_slug', 'gm_resume_records', 'gm_log_name', 'write_resume', 'gemini_settings', 'gm_last_snapshot',
+           'gm_seen_file', 'gm_new_compression', 'gm_hook_job', 'gm_compacted_part']
 
 # %% ../nbs/14a_gemini.ipynb #9d641e15
 import hashlib, json, os, re, uuid
@@ -101,11 +101,16 @@ def _gm_thoughts(m):
     ts = [t for t in m.get('thoughts') or [] if isinstance(t, dict)]
     return [Thinking(s) for t in ts if (s := '\n'.join(x for x in (t.get('subject'), t.get('description')) if x))]
 
+def _gm_said(m, calls):
+    "The parts of a reply's own `content` that its `thoughts` and `toolCalls` do not hold too (a restated reply has both)"
+    c,thought = m.get('content'),bool(_gm_thoughts(m))
+    ps = [p for p in ([{'text': c}] if isinstance(c, str) else c or []) if isinstance(p, dict)]
+    return [p for p in ps if not (thought and p.get('thought')) and not (calls and 'functionCall' in p)]
+
 def gm_reply(m, st=None):
     "The assistant message of a Gemini reply, then a `tool` message of the results its `toolCalls` hold"
-    c = m.get('content')
-    parts = _gm_thoughts(m) + [x for p in ([{'text': c}] if isinstance(c, str) else c or []) if (x := try_block(_gm_reply_part, p, st))]
     calls = [t for t in m.get('toolCalls') or [] if isinstance(t, dict)]
+    parts = _gm_thoughts(m) + [x for p in _gm_said(m, calls) if (x := try_block(_gm_reply_part, p, st))]
     parts += [gm_call(t.get('id'), t.get('name'), t.get('args')) for t in calls]
     res = [gm_result(t.get('id'), t.get('name'), (r[0].get('functionResponse') or {}).get('response'))
            for t in calls if isinstance(r := t.get('result'), list) and r and isinstance(r[0], dict)]
@@ -136,29 +141,63 @@ gm_mark = b'\x00'   # in no JSON line: a log is replayed whole, its compressions
 # %% ../nbs/14a_gemini.ipynb #54e77eff
 class GmLog:
     "A Gemini log replayed: `hist` (id → message dict) as the host has it now, `seen` all it ever held, `num` their lines"
-    def __init__(self): self.hist,self.seen,self.num,self.meta,self.cwd = {},{},{},{},None
+    def __init__(self): self.hist,self.seen,self.num,self.meta,self.alias = {},{},{},{},{}
 
     def put(self, m, line):
         "Message record `m`, read on `line`, in the history: a new one last, a known one in place"
-        i = m['id']
+        i = m['id'] = self.alias.get(m['id'], m['id'])
         self.num.setdefault(i, line)
         self.hist[i] = self.seen[i] = m
 
     def reset(self, ms, line):
-        "The history replaced by `ms`: messages new to `seen` go just before the next one it knows"
-        ms = [m for m in ms if isinstance(m, dict) and isinstance(m.get('id'), str)]
+        "The history replaced by `ms`: one restated under a new id is the one it restates; a new one goes before the next"
+        ms = _gm_same_ids([m for m in ms if isinstance(m, dict) and isinstance(m.get('id'), str)], self.hist, self.alias)
         self.hist = {}
         for m in ms: self.num.setdefault(m['id'], line)
         self.seen = _gm_merge(self.seen, ms)
         for m in ms: self.hist[m['id']] = self.seen[m['id']]
 
     def rewind(self, i):
-        "The history cut back to before message `i` (all of it when `i` is unknown), as Gemini does"
+        "The history cut back to before message `i` (all of it when `i` is unknown), as Gemini does; taken back for good"
         ids = list(self.hist)
-        cut = ids[ids.index(i):] if i in ids else ids
-        for k in cut: del self.hist[k]
+        for k in ids[ids.index(i):] if i in ids else ids:
+            del self.hist[k]
+            self.seen.pop(k, None)
 
-# %% ../nbs/14a_gemini.ipynb #265e7445
+# %% ../nbs/14a_gemini.ipynb #5e51ccef
+def _gm_calls(m):
+    "`(name, args)` of each call a message makes: in its `toolCalls`, else in its `functionCall` parts"
+    c = m.get('content')
+    fs = m.get('toolCalls') or [p['functionCall'] for p in c if isinstance(p, dict) and 'functionCall' in p] if isinstance(c, list) else m.get('toolCalls') or []
+    return [(f.get('name'), json.dumps(f.get('args'), sort_keys=True)) for f in fs if isinstance(f, dict)]
+
+def gm_key(m):
+    "What history message `m` says, whatever its id: its type, text, calls and the results it carries"
+    c = m.get('content')
+    res = [json.dumps(p['functionResponse'].get('response'), sort_keys=True) for p in c if isinstance(p, dict)
+           and isinstance(p.get('functionResponse'), dict)] if isinstance(c, list) else []
+    return (m.get('type'), gm_text(c), tuple(_gm_calls(m)), tuple(res))
+
+def _gm_free(old, ms):
+    "`{key: ids}` of the messages of history `old` that messages `ms` do not name"
+    free,named = {},{m['id'] for m in ms}
+    for i,m in old.items():
+        if i not in named: free.setdefault(gm_key(m), []).append(i)
+    return free
+
+def _gm_same_ids(ms, old, alias):
+    "Messages `ms` of a new history, each new one that says what one of history `old` said under its id (noted in `alias`)"
+    ms = [m | dict(id=alias[m['id']]) if m['id'] in alias else m for m in ms]
+    free = _gm_free(old, ms)
+    def same(m):
+        summary = gm_is_ack(m) or gm_text(m.get('content')).lstrip().startswith(gm_snapshot_tag)   # each its own
+        ids = free.get(gm_key(m)) if m['id'] not in old and not summary else None
+        if not ids: return m
+        alias[m['id']] = ids.pop(0)
+        return m | dict(id=alias[m['id']])
+    return [same(m) for m in ms]
+
+# %% ../nbs/14a_gemini.ipynb #a0805ea6
 def _gm_merge(seen, ms):
     "`seen` (id → message) with messages `ms`: a known one updated in place, a new one before the next known one"
     ids,new = list(seen),dict(seen)
@@ -172,7 +211,7 @@ def _gm_merge(seen, ms):
         new[i] = m
     return {i: new[i] for i in ids}
 
-# %% ../nbs/14a_gemini.ipynb #17aedeae
+# %% ../nbs/14a_gemini.ipynb #ccf27e46
 _gm_workspace = re.compile(r'\*\*Workspace Directories:\*\*\n\s*- ([^\n]+)')
 
 def _gm_note(r, log):
@@ -194,7 +233,7 @@ def gm_replay(lines, st):
     for r in records(lines, st): _gm_take(r, log, st.line, st)
     return log
 
-# %% ../nbs/14a_gemini.ipynb #15f53467
+# %% ../nbs/14a_gemini.ipynb #ae3b1fd5
 def _gm_msgs(m, st, done):
     "The canonical messages of history message `m`; calls and results already in `done` (their ids) left out"
     ms = gm_reply(m, st) if m.get('type')=='gemini' else gm_user(m, st)
@@ -207,12 +246,17 @@ def _gm_note_msg(m):
     "The host's note `m` (an info, error or warning record) as a message"
     return Msg('user', [Text(f"[Gemini CLI {m['type']}] {gm_text(m.get('content'))}")])
 
-# %% ../nbs/14a_gemini.ipynb #5ea04615
+# %% ../nbs/14a_gemini.ipynb #f5055f10
+def gm_summary_msg(s):
+    "The message of summary `s`: a snapshot opens as Claude Code's summaries do, so the state says it, once"
+    if not s.lstrip().startswith(gm_snapshot_tag): return Msg('user', [Text(s)])
+    return Msg('user', [Text(f'{summary_prefix}; Gemini CLI compressed it into this snapshot.\n\n{s}')])
+
 def _gm_summary(m, res):
     "Summary message `m`: the read begins again at it; set aside when read whole"
     res.summary = gm_text(m.get('content'))
     res.at_boundary()
-    sm = [Msg('user', [Text(res.summary)])]
+    sm = [gm_summary_msg(res.summary)]
     if res.whole: res.set_aside(sm)
     else: res.add(sm)
 
@@ -237,7 +281,7 @@ def read_gemini(lines, all=False, sidechains=False, start=1):
     res.cwd = next((w[1].strip() for m in log.seen.values() if (w := _gm_workspace.search(gm_text(m.get('content'))))), None)
     return res
 
-# %% ../nbs/14a_gemini.ipynb #678a16fa
+# %% ../nbs/14a_gemini.ipynb #c12ad3ef
 def gemini_home():
     "Gemini CLI's store: `.gemini` in `$GEMINI_CLI_HOME`, else `~/.gemini`"
     return Path(os.environ.get('GEMINI_CLI_HOME') or Path.home()).expanduser()/'.gemini'
@@ -249,7 +293,7 @@ def gm_projects(home=None):
     ps = d.get('projects') if isinstance(d, dict) else None
     return {k:v for k,v in ps.items() if isinstance(v, str)} if isinstance(ps, dict) else {}
 
-# %% ../nbs/14a_gemini.ipynb #c481e450
+# %% ../nbs/14a_gemini.ipynb #2983bcf9
 def gm_first(path):
     "The metadata line that opens the log at `path`, parsed ({} if it does not)"
     with open(path, encoding='utf-8', errors='replace') as f: ln = f.readline()
@@ -260,7 +304,7 @@ def gm_session_id(path):
     "The id `gemini --resume` takes for the session at `path`: its first line's `sessionId`, else from its name"
     return gm_first(path).get('sessionId') or Path(path).stem.rsplit('-', 1)[-1]
 
-# %% ../nbs/14a_gemini.ipynb #d10dbbb5
+# %% ../nbs/14a_gemini.ipynb #d36a041e
 _gm_stray_max = 1<<16   # bytes: a larger file is not a stray
 
 def gm_is_stray(path):
@@ -274,7 +318,7 @@ def _gm_logs(d):
     "The main session logs in chats folder `d`, strays left out"
     return [p for p in sorted(Path(d).glob('session-*.jsonl')) if not gm_is_stray(p)] if Path(d).is_dir() else []
 
-# %% ../nbs/14a_gemini.ipynb #ece9c4b9
+# %% ../nbs/14a_gemini.ipynb #7bf6cb7f
 def gm_project_dir(cwd, home=None):
     "The folder of the sessions of project directory `cwd` (its real path), or None if Gemini has not named it"
     slug = gm_projects(home).get(os.path.realpath(cwd))
@@ -292,13 +336,13 @@ def gemini_places(cwd=None):
     d = gm_project_dir(cwd) if cwd else None
     return str(d/'chats' if d else gemini_home()/'tmp')
 
-# %% ../nbs/14a_gemini.ipynb #a4dd0d1e
+# %% ../nbs/14a_gemini.ipynb #46261772
 def gm_sidechain_files(path):
     "`{agent id: path}` of the sub-agent logs of the session at `path` (`chats/<session id>/*.jsonl`)"
     d = Path(path).parent/gm_session_id(path)
     return {f.stem: f for f in sorted(d.glob('*.jsonl'))} if d.is_dir() else {}
 
-# %% ../nbs/14a_gemini.ipynb #21dedd0f
+# %% ../nbs/14a_gemini.ipynb #6afb752a
 def gm_slugify(s):
     "Gemini's slug of a folder name: lower case, each run of other characters than a-z and 0-9 one `-`"
     return re.sub(r'^-|-$', '', re.sub(r'-+', '-', re.sub(r'[^a-z0-9]', '-', s.lower()))) or 'project'
@@ -320,7 +364,7 @@ def gm_claim_slug(cwd, home=None):
     if _gm_owner(home/'tmp'/slug) is None: atomic_write(home/'tmp'/slug/'.project_root', cwd)
     return slug
 
-# %% ../nbs/14a_gemini.ipynb #3e5b08a0
+# %% ../nbs/14a_gemini.ipynb #45d49268
 def gm_resume_records(doc, new_id, project):
     "A new session continuing from `doc`: the metadata line, a user record of `doc`, and the fixed reply"
     now = timestamp_now()
@@ -335,7 +379,7 @@ def gm_log_name(new_id, now=None):
     now = now or datetime.now(timezone.utc)
     return f"session-{now.strftime('%Y-%m-%dT%H-%M')}-{new_id[:8]}.jsonl"
 
-# %% ../nbs/14a_gemini.ipynb #45a9af30
+# %% ../nbs/14a_gemini.ipynb #81a2c19a
 def write_resume(session, doc, cwd=None):
     "Write a new Gemini session continuing `session` (as read, of any host) from `doc`: `(path, argv, run dir)`"
     if doc.lstrip().startswith('<hook_context>'): raise ValueError('Gemini drops a first turn that begins with <hook_context>')
@@ -347,7 +391,7 @@ def write_resume(session, doc, cwd=None):
     path = atomic_write(chats/gm_log_name(new), jsonl(gm_resume_records(doc, new, run)), exclusive=True)
     return path, ['gemini', '--resume', new], run
 
-# %% ../nbs/14a_gemini.ipynb #46a909dd
+# %% ../nbs/14a_gemini.ipynb #e84baded
 def gemini_settings():
     "The file Gemini CLI reads its user's settings and hooks from: `settings.json` in its store"
     return gemini_home()/'settings.json'
@@ -356,7 +400,7 @@ gm_hook_events = dict(BeforeAgent=(None, 'resume'))   # event: (matcher, the job
 gm_compact_prompt = 'compact with llmsurgery'   # a prompt the hook blocks, writing a resumable session instead
 gm_timeout_unit = 1000   # a Gemini hook's timeout is in milliseconds
 
-# %% ../nbs/14a_gemini.ipynb #83c56434
+# %% ../nbs/14a_gemini.ipynb #484f5bd5
 def gm_last_snapshot(path):
     "The id of the last compression's snapshot message in the log at `path` (what Gemini has now), or None"
     with open(path, 'rb') as f: log = gm_replay(f, LogMsgs())
@@ -369,7 +413,7 @@ def gm_seen_file(path):
     state = Path(os.environ.get('XDG_STATE_HOME') or Path.home()/'.local'/'state').expanduser()
     return state/'llmsurgery'/'gemini-seen'/hashlib.sha256(str(Path(path).absolute()).encode()).hexdigest()[:16]
 
-# %% ../nbs/14a_gemini.ipynb #120f8dbd
+# %% ../nbs/14a_gemini.ipynb #fcc0bdb4
 def gm_new_compression(path):
     "Has Gemini compressed the log at `path` since the hook last looked? Noted, so it is told once"
     snap = gm_last_snapshot(path)
@@ -387,22 +431,23 @@ def gm_hook_job(inp):
     p = inp.get('transcript_path')
     return 'state' if isinstance(p, str) and os.path.isfile(p) and gm_new_compression(p) else None
 
-# %% ../nbs/14a_gemini.ipynb #55d55017
+# %% ../nbs/14a_gemini.ipynb #954e06d6
 def gm_compacted_part(path):
     "`(LogMsgs, kept)` of the part of the log at `path` that Gemini's last compression took, and the text it kept"
     with open(path, 'rb') as f: lines = f.read().splitlines()
     whole,now = read_gemini(lines, all=True),read_gemini(lines)
     if not now.summary: return read_gemini([]),''
-    at = max(n for n,m in whole.aside if m.text==now.summary)
+    said = gm_summary_msg(now.summary).text
+    at = max(n for n,m in whole.aside if m.text==said)
     prev = [n for n,m in whole.aside if n<at]
     kept_nums = set(now.nums)
     part = LogMsgs(host='Gemini CLI', fmt='gemini')
     for n,m in zip(whole.nums, whole):
         if n<at and (not prev or n>prev[-1]) and n not in kept_nums: part.line = n; part.add([m])
-    kept = '\n'.join([now.summary, *(m.text for m in now if m.text and m.text!=now.summary)])
+    kept = '\n'.join([now.summary, *(m.text for m in now if m.text and m.text!=said)])
     return part,kept
 
-# %% ../nbs/14a_gemini.ipynb #4788e5f8
+# %% ../nbs/14a_gemini.ipynb #24a85ca7
 gm_context_cap = 10_000   # characters of a hook's additionalContext llmsurgery adds whole
 
 gemini_host = Host('gemini', 'Gemini CLI', read=read_gemini, mark=gm_mark, is_boundary=gm_boundary, home=gemini_home,

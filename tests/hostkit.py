@@ -605,10 +605,10 @@ def _gm_parts(r):
 class GeminiMock(MockServer):
     """Gemini API: POST /v1beta/models/M:streamGenerateContent?alt=sse answers from the script (SSE); the two
     non-streaming :generateContent calls of a compression are answered with `snapshot` (the summary) and the same
-    (the check), using up no scripted reply; :countTokens counts 4 characters a token. `prompt_tokens` is what each
-    reply's usageMetadata reports."""
+    (the check), using up no scripted reply; :countTokens counts 4 characters a token. Each reply's usageMetadata
+    reports `prompt_tokens`, or by default the request body's size counted the same way."""
     snapshot = '<state_snapshot>\n<overall_goal>MOCK-SNAPSHOT-GOAL</overall_goal>\n</state_snapshot>'
-    prompt_tokens = 100
+    prompt_tokens = None
     def is_model(self, r): return r['method'] == 'POST' and ':streamGenerateContent' in r['path']
     def compressions(self): return [r for r in self.requests if r['method'] == 'POST' and ':generateContent' in r['path']]
     def post(self, h, body):
@@ -620,7 +620,8 @@ class GeminiMock(MockServer):
         if not p.endswith(':streamGenerateContent'): return h._send(404, {'error': {'code': 404, 'message': p}})
         r = self.next_reply()
         cand = {'content': {'role': 'model', 'parts': _gm_parts(r)}, 'finishReason': 'STOP', 'index': 0}
-        ev = {'candidates': [cand], 'usageMetadata': _gm_usage(self.prompt_tokens), 'modelVersion': 'gemini-mock'}
+        n = self.prompt_tokens or len(json.dumps((body or {}).get('contents'))) // 4
+        ev = {'candidates': [cand], 'usageMetadata': _gm_usage(n), 'modelVersion': 'gemini-mock'}
         h.close_connection = True
         h.send_response(200)
         h.send_header('content-type', 'text/event-stream'); h.send_header('connection', 'close'); h.end_headers()
