@@ -1,4 +1,4 @@
-"""Regenerate tests/data/genuine/gemini_compressed.jsonl: a session log written by the real Gemini CLI (0.61.0) itself,
+"""Regenerate tests/data/gemini/gemini_compressed.jsonl: a session log written by the real Gemini CLI (0.61.0) itself,
 offline against `hostkit.GeminiMock`.
 
     python tests/make_gemini.py [OUTDIR]
@@ -32,4 +32,4 @@ def main(outdir):
         turn(js, home, cwd, 'Go on', [text('Writing tests/test_parser.py now.')], '--resume', sid)
         shutil.copyfile(src, Path(outdir)/'gemini_compressed.jsonl')
 
-if __name__ == '__main__': main(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent/'data'/'genuine')
+if __name__ == '__main__': main(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent/'data'/'gemini')
