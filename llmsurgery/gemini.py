@@ -34,7 +34,8 @@ gm_notes = ('info', 'error', 'warning')   # the host's own notes, not the conver
 def gm_text(c):
     "The text of a message's `content`: a string, or the text of its parts that are not thoughts"
     if isinstance(c, str): return c
-    return ''.join(p['text'] for p in c or [] if isinstance(p, dict) and isinstance(p.get('text'), str) and not p.get('thought'))
+    if not isinstance(c, list): return ''
+    return ''.join(p['text'] for p in c if isinstance(p, dict) and isinstance(p.get('text'), str) and not p.get('thought'))
 
 # %% ../nbs/14a_gemini.ipynb #1011e392
 _gm_wrap = re.compile(r'\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z', re.S)
@@ -228,9 +229,11 @@ def _gm_take(r, log, line, st):
     else: st.drop(bad_record)
 
 def gm_replay(lines, st):
-    "The `GmLog` of a Gemini log's lines; what does not parse is counted in `st` (a `LogMsgs`)"
+    "The `GmLog` of a Gemini log's lines; what does not parse, or is not shaped as Gemini writes it, is counted in `st`"
     log = GmLog()
-    for r in records(lines, st): _gm_take(r, log, st.line, st)
+    for r in records(lines, st):
+        try: _gm_take(r, log, st.line, st)
+        except (KeyError, TypeError, AttributeError, ValueError): st.drop(bad_record)
     return log
 
 # %% ../nbs/14a_gemini.ipynb #ae3b1fd5
@@ -276,7 +279,8 @@ def read_gemini(lines, all=False, sidechains=False, start=1):
     summaries,done = set(gm_summary_ids(hist)),set()
     for m in hist:
         res.line = log.num[m['id']]
-        _gm_add(m, res, done, summaries)
+        try: _gm_add(m, res, done, summaries)
+        except (KeyError, TypeError, AttributeError, ValueError): res.drop(bad_record)
     res.line,res.meta = end,log.meta
     res.cwd = next((w[1].strip() for m in log.seen.values() if (w := _gm_workspace.search(gm_text(m.get('content'))))), None)
     return res
@@ -302,7 +306,8 @@ def gm_first(path):
 
 def gm_session_id(path):
     "The id `gemini --resume` takes for the session at `path`: its first line's `sessionId`, else from its name"
-    return gm_first(path).get('sessionId') or Path(path).stem.rsplit('-', 1)[-1]
+    sid = gm_first(path).get('sessionId')
+    return sid if isinstance(sid, str) and sid else Path(path).stem.rsplit('-', 1)[-1]
 
 # %% ../nbs/14a_gemini.ipynb #d36a041e
 _gm_stray_max = 1<<16   # bytes: a larger file is not a stray
