@@ -67,7 +67,7 @@ def gm_result(cid, name, resp):
     return ToolResult(id=cid, name=gm_tools.get(name, name), text=strip_reminders(gm_response_text(resp)))
 
 # %% ../nbs/14a_gemini.ipynb #9bb695dd
-_gm_plumbing = ('<session_context>', '<hook_context>')
+_gm_plumbing = ('<session_context>', '<hook_context>', 'System: Potential loop detected.')   # Gemini's, not typed
 
 def _gm_user_part(p):
     "The part of one part of a user message: the user's words, a call's result, or None"
@@ -438,19 +438,18 @@ def gm_hook_job(inp):
 
 # %% ../nbs/14a_gemini.ipynb #954e06d6
 def gm_compacted_part(path):
-    "`(LogMsgs, kept)` of the part of the log at `path` that Gemini's last compression took, and the text it kept"
+    "`(LogMsgs, kept)` of what Gemini's last compression of the log at `path` took from the history, and the text it kept"
     with open(path, 'rb') as f: lines = f.read().splitlines()
     whole,now = read_gemini(lines, all=True),read_gemini(lines)
-    if not now.summary: return read_gemini([]),''
-    said = gm_summary_msg(now.summary).text
-    at = max(n for n,m in whole.aside if m.text==said)
-    prev = [n for n,m in whole.aside if n<at]
-    kept_nums = set(now.nums)
     part = LogMsgs(host='Gemini CLI', fmt='gemini')
+    if not now.summary: return part,''
+    said = gm_summary_msg(now.summary).text
+    at,kept_nums = max(n for n,m in whole.aside if m.text==said),set(now.nums)
     for n,m in zip(whole.nums, whole):
-        if n<at and (not prev or n>prev[-1]) and n not in kept_nums: part.line = n; part.add([m])
-    kept = '\n'.join([now.summary, *(m.text for m in now if m.text and m.text!=said)])
-    return part,kept
+        if n<at and n not in kept_nums:
+            part.line = n
+            part.add([m])
+    return part,'\n'.join([now.summary, *(m.text for m in now if m.text and m.text!=said)])
 
 # %% ../nbs/14a_gemini.ipynb #24a85ca7
 gm_context_cap = 10_000   # characters of a hook's additionalContext llmsurgery adds whole
