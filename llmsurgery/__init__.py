@@ -11,6 +11,7 @@ Modules:
 - `llmsurgery.document`: The continuation document: its format, repeated compaction, and what a compaction kept
 - `llmsurgery.files`: Writing a file whole or not at all, writing through devices, FIFOs and pipes, and reading only regular files
 - `llmsurgery.fit`: Fitting a whole conversation to a target size by choosing its budgets
+- `llmsurgery.gemini`: Gemini CLI: its session logs, read into canonical messages
 - `llmsurgery.hist`: Conversations as dialogs, and dialog replies back as messages
 - `llmsurgery.hookjobs`: Which job a host's hook event asks for, told from the event alone, before anything heavy is imported
 - `llmsurgery.hooks`: llmsurgery inside Claude Code and Codex: its hooks installed in the host's settings, and run by the host

@@ -63,7 +63,7 @@ job_timeouts = dict(state=10, resume=120)   # seconds the host gives each job: t
 
 def hook_groups(host, cmd):
     "`{event: group}` of the hooks llmsurgery installs in `host`, each running `cmd`"
-    hook = lambda job: dict(type='command', command=cmd, timeout=job_timeouts[job])
+    hook = lambda job: dict(type='command', command=cmd, timeout=job_timeouts[job]*host.timeout_unit)
     group = lambda m, job: ({} if m is None else dict(matcher=m)) | dict(hooks=[hook(job)])
     return {ev: group(m, job) for ev,(m,job) in host.hook_events.items()}
 

@@ -134,10 +134,12 @@ _cx_types = {'session_meta', 'response_item', 'turn_context', 'event_msg', 'comp
 _cc_types = {'user', 'assistant', 'system', 'summary', 'file-history-snapshot', 'queue-operation'}
 
 def record_fmt(r):
-    "The format one parsed JSON record belongs to: 'claude', 'codex', 'ipynb', or None"
+    "The format one parsed JSON record belongs to: 'claude', 'codex', 'gemini', 'ipynb', or None"
     if not isinstance(r, dict): return None
     if 'cells' in r: return 'ipynb'
     t = str(r.get('type'))
+    if 'projectHash' in r or '$set' in r or '$rewindTo' in r or t=='gemini' or ('content' in r and 'id' in r and
+        t in ('user', 'info', 'error', 'warning') and 'message' not in r and 'uuid' not in r): return 'gemini'
     if t in _cx_types and 'payload' in r: return 'codex'
     if t in _cc_types or 'sessionId' in r or 'parentUuid' in r: return 'claude'
 
@@ -299,6 +301,7 @@ class Host:
         session_env:str=None, # the environment variable that names the current session in the host's tool shell
         hooks_file:callable=None, # `hooks_file()`: the JSON file the host reads its user's hooks from
         hook_events:dict=None, # `{event: (matcher, job)}`: the hooks llmsurgery installs, and the job each runs
+        timeout_unit:int=1, # a hook's `timeout` in the host's settings counts seconds/`timeout_unit` (Gemini: 1000, ms)
         hook_job:callable=None, # `hook_job(stdin)`: the job a hook's parsed stdin asks for: 'state', 'resume' or None
         compacted_part:callable=None, # `compacted_part(path)`: `(LogMsgs, kept)` of the part just compacted
         context_cap:int=None, # the most text a hook may add whole, as `context_len` counts it

@@ -27,6 +27,7 @@ from tqdm import tqdm
 from .jsonl import SessionWarning, last_boundary, lines_before, last_time, LogMsgs, records, record_fmt, dropped_text
 from .claude import claude_host
 from .codex import codex_host
+from .gemini import gemini_host
 from .dialogs import reads_dialog
 from .state import read_state, said_text, task_label, request_label
 from .document import doc_state, split_compaction, covered_num, doc_chain
@@ -62,7 +63,7 @@ def detect_format(path, n=_tally_n):
     raise ValueError(f'{path}: not a known session format; known formats: {known_formats}')
 
 # %% ../nbs/15_sessions.ipynb #67d4bb3b
-host_registry = {h.name: h for h in (claude_host, codex_host)}   # a new host: its module's `Host`, added here
+host_registry = {h.name: h for h in (claude_host, codex_host, gemini_host)}   # a new host: its module's `Host`, added here
 known_formats = ', '.join([*(f'{h.label} JSONL ({n})' for n,h in host_registry.items()), 'aidialog notebook .ipynb (ipynb)'])
 
 # %% ../nbs/15_sessions.ipynb #87ec853a

@@ -583,3 +583,89 @@ def one_turn(host, bin, home, cwd, prompt, answer=None):
     with mock([text(answer or f'answer to {prompt}')]) as s: assert run(bin, home, cwd, prompt, s)[0] == 0
     made, = set(made_in(home)) - before
     return made
+
+# ---------------------------------------------------------------- Gemini CLI (verified facts: ../shared/HOSTS.md, "Gemini CLI")
+
+GEMINI_PKG, GEMINI_VER = '@google/gemini-cli', '0.61.0'
+GEMINI_BIN = 'node_modules/@google/gemini-cli/bundle/gemini.js'
+
+def install_gemini(cache=None):
+    "The path of Gemini CLI's `gemini.js` (run it with node), installed on first use; RuntimeError if npm can't"
+    return install_npm(GEMINI_PKG, GEMINI_VER, GEMINI_BIN, cache)
+
+def shell(command): return tool('run_shell_command', command=command)
+
+def _gm_usage(n=100): return {'promptTokenCount': n, 'candidatesTokenCount': 10, 'totalTokenCount': n+10}
+
+def _gm_parts(r):
+    "The parts of one scripted reply: a function call, or text (with a thought before it when the reply has one)"
+    if 'tool' in r: return [{'functionCall': {'name': r['tool'], 'args': r['args']}}]
+    return ([{'text': r['thought'], 'thought': True}] if r.get('thought') else []) + [{'text': r['text']}]
+
+class GeminiMock(MockServer):
+    """Gemini API: POST /v1beta/models/M:streamGenerateContent?alt=sse answers from the script (SSE); the two
+    non-streaming :generateContent calls of a compression are answered with `snapshot` (the summary) and the same
+    (the check), using up no scripted reply; :countTokens counts 4 characters a token. Each reply's usageMetadata
+    reports `prompt_tokens`, or by default the request body's size counted the same way."""
+    snapshot = '<state_snapshot>\n<overall_goal>MOCK-SNAPSHOT-GOAL</overall_goal>\n</state_snapshot>'
+    prompt_tokens = None
+    def is_model(self, r): return r['method'] == 'POST' and ':streamGenerateContent' in r['path']
+    def compressions(self): return [r for r in self.requests if r['method'] == 'POST' and ':generateContent' in r['path']]
+    def post(self, h, body):
+        p = h.path.split('?')[0]
+        if p.endswith(':countTokens'): return h._send(200, {'totalTokens': len(json.dumps(body)) // 4})
+        if p.endswith(':generateContent'):
+            cand = {'content': {'role': 'model', 'parts': [{'text': self.snapshot}]}, 'finishReason': 'STOP', 'index': 0}
+            return h._send(200, {'candidates': [cand], 'usageMetadata': _gm_usage(50)})
+        if not p.endswith(':streamGenerateContent'): return h._send(404, {'error': {'code': 404, 'message': p}})
+        r = self.next_reply()
+        cand = {'content': {'role': 'model', 'parts': _gm_parts(r)}, 'finishReason': 'STOP', 'index': 0}
+        n = self.prompt_tokens or len(json.dumps((body or {}).get('contents'))) // 4
+        ev = {'candidates': [cand], 'usageMetadata': _gm_usage(n), 'modelVersion': 'gemini-mock'}
+        h.close_connection = True
+        h.send_response(200)
+        h.send_header('content-type', 'text/event-stream'); h.send_header('connection', 'close'); h.end_headers()
+        h.wfile.write(f'data: {json.dumps(ev)}\n\n'.encode()); h.wfile.flush()
+
+def gemini_home(home): return Path(home)/'.gemini'
+
+GEMINI_SETTINGS = {'security': {'auth': {'selectedType': 'gemini-api-key'}, 'folderTrust': {'enabled': False}},
+                   'privacy': {'usageStatisticsEnabled': False}, 'telemetry': {'enabled': False},
+                   'general': {'enableAutoUpdate': False, 'enableAutoUpdateNotification': False}}
+
+def gemini_settings(home, **settings):
+    "Merge top-level `settings` into the sandbox's `~/.gemini/settings.json`, made first with the offline settings"
+    p = gemini_home(home)/'settings.json'
+    d = json.loads(p.read_text()) if p.exists() else json.loads(json.dumps(GEMINI_SETTINGS))
+    for k, v in settings.items(): d[k] = {**d.get(k, {}), **v} if isinstance(v, dict) and isinstance(d.get(k), dict) else v
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(d, indent=2) + '\n')
+    return p
+
+def force_compression(home, on=True):
+    "Make Gemini compress its history on the next turn (`model.compressionThreshold` tiny), or stop that"
+    p = gemini_home(home)/'settings.json'
+    d = json.loads(p.read_text()) if p.exists() else json.loads(json.dumps(GEMINI_SETTINGS))
+    m = {k: v for k, v in d.get('model', {}).items() if k != 'compressionThreshold'}
+    d['model'] = {**m, 'compressionThreshold': 0.00001} if on else m
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(d, indent=2) + '\n')
+
+def gemini_env(home, server):
+    "Environment for gemini with HOME and GEMINI_CLI_HOME at `home`; writes its offline settings on first use"
+    env = sandbox_env(home)
+    if not (gemini_home(home)/'settings.json').exists(): gemini_settings(home)
+    env.update(GEMINI_CLI_HOME=str(home), GOOGLE_GEMINI_BASE_URL=server.url, GEMINI_API_KEY='test-key')
+    return env
+
+GEMINI_MODEL = 'gemini-2.5-flash'   # a model of its own: with the default 'auto' each turn first asks a router model
+
+def run_gemini(js, home, cwd, prompt, server, *extra_args, timeout=60):
+    """Run `gemini -p PROMPT --output-format json --approval-mode yolo [extra_args]` offline in `cwd` against `server`
+    (for a resume pass `'--resume', ID`): (returncode, stdout, stderr)"""
+    cmd = ['node', js, '-p', prompt, '--output-format', 'json', '--approval-mode', 'yolo', '-m', GEMINI_MODEL, *extra_args]
+    return _run(cmd, gemini_env(home, server), cwd, timeout)
+
+def gemini_sessions(home):
+    "The main session logs in the sandbox's Gemini store (sub-agents' lie deeper)"
+    return sorted((gemini_home(home)/'tmp').glob('*/chats/session-*.jsonl'))
