@@ -15,6 +15,7 @@ __all__ = ['knob_top', 'knob_keep', 'knob_max', 'fit_floors', 'knob_least', 'tai
            'compact_chat']
 
 # %% ../nbs/06_fit.ipynb #02e9e29d
+import re
 from fastcore.utils import *
 from .toks import len_toks, as_text, inner_toks, tok_chars, WindowMemo
 from .render import *
@@ -77,6 +78,7 @@ def _whole_toks(m, cap, enc=None, r=dsl):
 
 # %% ../nbs/06_fit.ipynb #7d740ff5
 _block = 2048   # messages rendered at a time, newest first, while their tokens may still be within the target
+_turn_cut = re.compile(r'(?<=\n\*\*\*)(?= )')   # in a `*** #N` line, a space after a non-space: an o200k piece starts there
 _look_back = 8   # the newest turns may show a rendering is over its target while they are at most an eighth of the messages
 
 # %% ../nbs/06_fit.ipynb #4569b0ca
@@ -86,7 +88,7 @@ class _Fitter:
         store_attr('msgs,pol,enc,wrap,r,verbatim')   # verbatim: `wrap` keeps the rendering as it is
         mins = min_budgets(enc)._asdict()
         self.floors = {k: min(pol[k], max(mins[k], ifnone(floors, fit_floors)[k])) for k in Budgets._fields}
-        self.cache,self.memo,self.sizes,self.firsts,self.n = {},WindowMemo(enc),{},{},n
+        self.cache,self.memo,self.sizes,self.firsts,self.n,self.counted = {},WindowMemo(enc),{},{},n,{}
         self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc, r)
         self.starts = turn_starts(msgs, r)
         later = [i for i in self.starts if i>0][::-1]
@@ -141,8 +143,14 @@ class _Fitter:
         return 0
     def toks(self, knob, start=0):
         "Tokens in the rendering at `knob` from message `start` on (each counted once)"
-        if (knob, start) not in self.sizes: self.sizes[knob, start] = len_toks(self.render(knob, start)[0], self.enc)
+        if (knob, start) not in self.sizes: self.sizes[knob, start] = self.count(self.render(knob, start)[0])
         return self.sizes[knob, start]
+    def count(self, doc):
+        "Tokens in `doc`, a turn at a time (cut where its `*** #N` line starts a piece), each turn's text counted once"
+        parts = _turn_cut.split(doc)
+        new = [p for p in set(parts) if p not in self.counted]
+        self.counted.update(zip(new, (len_toks(p, self.enc) for p in new)))
+        return sum(self.counted[p] for p in parts)
 
 # %% ../nbs/06_fit.ipynb #52ae5fe0
 def _largest(lo, hi, size, n):
