@@ -1,9 +1,11 @@
 """Compacting Solveit dialogs: replies re-rendered in place, or the whole dialog as one document
 
 A Solveit dialog is curated: its notes, code and outputs are as their author chose, so only what the AI generated
-inside prompts is compacted. `Dialog.compact` re-renders each prompt's reply in the DSL in place (`compact_reply`),
+inside prompts is compacted. `Dialog.compact` re-renders each prompt's reply in the DSL in place (`compact_reply`, by `dlg_style`),
 and `compact_ipynb` writes that as a copy of the notebook in which every other byte is the original's; `dlg2compact`
-renders the whole dialog flat as one document, and `fit_dialog` fits it to a target size. `reads_dialog` reads a
+renders the whole dialog flat as one document, and `fit_dialog` fits it to a target size. `dialog_document` is a
+dialog's continuation document: a state (`dialog_facts`), and the conversation by `dlg_style`, which follows a session
+document's noise rules and opens each turn with its prompt's id. `reads_dialog` reads a
 notebook as Solveit shows it, and `compact_dialog` gives a dialog's document, or its compacted copy, with a report
 line.
 
