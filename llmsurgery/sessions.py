@@ -26,6 +26,7 @@ from tqdm import tqdm
 from .jsonl import SessionWarning, last_boundary, lines_before, last_time, LogMsgs, records, record_fmt, dropped_text, is_ref
 from .claude import claude_host
 from .codex import codex_host
+from .opencode import opencode_host
 from .dialogs import reads_dialog
 
 # %% ../nbs/15_sessions.ipynb #4be0d841
@@ -59,7 +60,7 @@ def detect_format(path, n=_tally_n):
     raise ValueError(f'{path}: not a known session format; known formats: {known_formats}')
 
 # %% ../nbs/15_sessions.ipynb #67d4bb3b
-host_registry = {h.name: h for h in (claude_host, codex_host)}   # a new host: its module's `Host`, added here
+host_registry = {h.name: h for h in (claude_host, codex_host, opencode_host)}   # a new host: its module's `Host`, added here
 known_formats = ', '.join([*(f'{h.label} JSONL ({n})' for n,h in host_registry.items() if not h.read_store),
                           'aidialog notebook .ipynb (ipynb)'])
 

@@ -1,0 +1,113 @@
+"opencode, proven with the real client offline: sessions it writes into its SQLite store, read while it runs"
+import json, os, subprocess, sys, threading, time
+import pytest
+from pathlib import Path
+from hostkit import text, sha, sandbox_env, EXE
+from ockit import (install_opencode, ChatMock, ocbash, full, slow, run_opencode, opencode_env, opencode_db, oc_sessions,
+                   OPENCODE_VER)
+
+@pytest.fixture(scope='module')
+def oc(tmp_path_factory):
+    "A genuine opencode session: a bash call that ran, a forced compaction, then one more turn: `(home, cwd, id)`"
+    b = install_opencode()
+    d = tmp_path_factory.mktemp('oc')
+    home,cwd = d/'home',d/'work'
+    cwd.mkdir()
+    (cwd/'notes.txt').write_text('milk\neggs\n')
+    with ChatMock([ocbash('cat notes.txt', 'Show the notes'), text('The notes list milk and eggs.')]) as s:
+        rc,out,err = run_opencode(b, home, cwd, 'What is in notes.txt?', s, context=8000)
+    assert rc==0, err
+    (sid,_,_), = oc_sessions(home)
+    with ChatMock([full(text('Bread is not on it.')), text('Nothing more to do.')]) as s:
+        rc,out,err = run_opencode(b, home, cwd, 'Is bread on the list?', s, '-s', sid, context=8000)
+        assert rc==0, err
+        assert any('context summarization agent' in json.dumps(r['body']) for r in s.model_requests())
+    with ChatMock([text('Add bread then.')]) as s:
+        assert run_opencode(b, home, cwd, 'What should I add?', s, '-s', sid, context=8000)[0]==0
+    return home,cwd,sid
+
+def compact(home, cwd, *args):
+    "`llmsurgery-compact ARGS` run in `cwd` with the sandbox's HOME and XDG folders: (returncode, stdout, stderr)"
+    env = sandbox_env(home) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}
+    p = subprocess.run([str(EXE), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return p.returncode,p.stdout,p.stderr
+
+def test_version(tmp_path):
+    b = install_opencode()
+    out = subprocess.run([b, '--version'], env=opencode_env(tmp_path, tmp_path), capture_output=True, text=True, timeout=60)
+    assert OPENCODE_VER in out.stdout
+
+def test_newest_of_the_folder_after_the_compaction(oc):
+    home,cwd,sid = oc
+    before = sha(opencode_db(home))
+    rc,out,err = compact(home, cwd, '--host', 'opencode')
+    assert rc==0, err
+    state,conv = out.split('## Conversation')
+    assert "Earlier conversation (the host's summary): § MOCK-OPENCODE-SUMMARY" in state
+    assert 'MOCK-OPENCODE-SUMMARY' not in conv and out.count('MOCK-OPENCODE-SUMMARY')==1   # said once, in the state
+    assert 'Task (the first prompt typed): § What is in notes.txt? §' in state
+    assert '§ What should I add? §' in conv and 'Add bread then.' in conv
+    assert 'milk' not in conv and 'Bread is not on it' not in conv   # before the boundary
+    assert f'The complete, authoritative transcript is `{sid}`' in out
+    assert "opencode's count" in err
+    assert sha(opencode_db(home))==before   # only ever read
+
+def test_all_one_numbering_and_recall(oc):
+    home,cwd,sid = oc
+    rc,out,err = compact(home, cwd, sid[:10], '--all')
+    assert rc==0, err
+    assert '! cat notes.txt' in out and '> milk' in out and 'Bread is not on it' in out and 'Add bread then.' in out
+    assert 'step-' not in out and 'Continue if you have next steps' not in out
+    turns = [int(l.split('#')[1]) for l in out.splitlines() if l.startswith('*** #')]
+    assert turns==sorted(turns) and turns[0]==1
+    rc,got,err = compact(home, cwd, sid, '--grep', 'milk')
+    assert rc==0, err
+    n = int(got.splitlines()[0].split(':')[0].lstrip('#'))
+    rc,shown,err = compact(home, cwd, sid, '--show', n)
+    assert rc==0 and 'milk' in shown and shown.startswith(f'#{n}\n')
+    rc,shown,err = compact(home, cwd, sid, '--show', turns[-1])
+    assert rc==0 and '§ What should I add? §' in shown   # the document's numbers are the recall's
+
+def test_list_prefix_and_errors(oc, tmp_path):
+    home,cwd,sid = oc
+    rc,out,err = compact(home, cwd, '--list')
+    assert rc==0 and sid in out and 'opencode' in out and 'What is in notes.txt?' in out
+    rc,out,err = compact(home, cwd, '--list', '--host', 'claude')
+    assert rc==2 and sid not in out
+    rc,out,err = compact(home, cwd, 'ses_nothinglikethis')
+    assert rc==2 and 'no session id starts with' in err and str(opencode_db(home)) in err and 'Traceback' not in err
+    other = tmp_path/'elsewhere'; other.mkdir()
+    rc,out,err = compact(home, other, '--host', 'opencode')
+    assert rc==2 and 'no session of' in err and 'Traceback' not in err
+
+def test_xdg_data_home(oc, tmp_path):
+    home,cwd,sid = oc
+    moved = tmp_path/'data'
+    moved.mkdir()
+    os.symlink(home/'.local'/'share'/'opencode', moved/'opencode')
+    env = sandbox_env(tmp_path/'h') | dict(XDG_DATA_HOME=str(moved))
+    p = subprocess.run([str(EXE), sid, '--show', '1'], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode==0 and 'What is in notes.txt?' in p.stdout
+
+def test_read_while_opencode_writes(tmp_path):
+    "opencode holds its store (WAL) while it waits for its model: a read then sees the prompt, and opencode finishes"
+    b = install_opencode()
+    home,cwd = tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    with ChatMock([slow(text('first answer'), 0)]) as s: assert run_opencode(b, home, cwd, 'first prompt', s)[0]==0
+    (sid,_,_), = oc_sessions(home)
+    db = opencode_db(home)
+    got = {}
+    with ChatMock([slow(text('late answer'), 6)]) as s:
+        t = threading.Thread(target=lambda: got.update(r=run_opencode(b, home, cwd, 'second prompt', s, '-s', sid)))
+        t.start()
+        end = time.monotonic()+30
+        while time.monotonic()<end and not s.main_requests(): time.sleep(0.2)
+        assert s.main_requests() and t.is_alive()
+        assert Path(f'{db}-wal').exists()   # opencode writes in WAL mode
+        rc,out,err = compact(home, cwd, sid, '--grep', 'prompt')
+        t.join(60)
+    assert rc==0 and '§ second prompt §' in out and 'late answer' not in out, err
+    assert got['r'][0]==0, got['r'][2][-2000:]
+    rc,out,err = compact(home, cwd, sid, '--grep', 'late')
+    assert rc==0 and 'late answer' in out
