@@ -302,6 +302,7 @@ class Host:
         untrust:callable=None, # `untrust(keys)`: the trust of the hooks `keys` name removed from `trust_file()`
         read_store:callable=None, # `read_store(ref, all=False)`: the `LogMsgs` of the `StoreRef` `ref`, for sessions kept in a database
         id_like:callable=None, # `id_like(s)`: could `s` begin one of the host's session ids (None: hex digits and dashes)
+        remove_session:callable=None, # `remove_session(ref)`: take a session llmsurgery wrote out of the store (None: a file, unlinked)
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'
 

@@ -258,7 +258,8 @@ def check_resumed(path, doc):
     try: s = read_session(path, warn=False)
     except (OSError, ValueError) as e: s = e
     if isinstance(s, Session) and s.summary==doc and [m.role for m in s.msgs]==['user'] and not s.bad_lines: return path
-    Path(path).unlink(missing_ok=True)
+    if is_ref(path): host_registry[path.host].remove_session(path)
+    else: Path(path).unlink(missing_ok=True)
     raise RuntimeError(f'{path}: the new session did not read back as the document ({s!r}); '
                        'it was removed, the original is untouched')
 

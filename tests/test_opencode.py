@@ -2,9 +2,9 @@
 import json, os, subprocess, sys, threading, time
 import pytest
 from pathlib import Path
-from hostkit import text, sha, sandbox_env, EXE
+from hostkit import text, sha, sandbox_env, EXE, one_turn, AnthropicMock, run_claude, claude_sessions
 from ockit import (install_opencode, ChatMock, ocbash, full, slow, run_opencode, opencode_env, opencode_db, oc_sessions,
-                   OPENCODE_VER)
+                   oc_rows, OPENCODE_VER)
 
 @pytest.fixture(scope='module')
 def oc(tmp_path_factory):
@@ -27,8 +27,9 @@ def oc(tmp_path_factory):
     return home,cwd,sid
 
 def compact(home, cwd, *args):
-    "`llmsurgery-compact ARGS` run in `cwd` with the sandbox's HOME and XDG folders: (returncode, stdout, stderr)"
-    env = sandbox_env(home) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}
+    "`llmsurgery-compact ARGS` run in `cwd` with the sandbox's HOME and XDG folders, opencode on PATH: (rc, stdout, stderr)"
+    env = opencode_env(home, cwd) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}
+    env['PATH'] = f"{install_opencode().parent}:{env['PATH']}"
     p = subprocess.run([str(EXE), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
     return p.returncode,p.stdout,p.stderr
 
@@ -111,3 +112,76 @@ def test_read_while_opencode_writes(tmp_path):
     assert got['r'][0]==0, got['r'][2][-2000:]
     rc,out,err = compact(home, cwd, sid, '--grep', 'late')
     assert rc==0 and 'late answer' in out
+
+def _rows(home, sid):
+    "Every message and part row of session `sid`, for comparing before and after"
+    return oc_rows(opencode_db(home), 'select m.id, m.data, p.id, p.data from message m left join part p '
+                   'on p.message_id=m.id where m.session_id=? order by m.id, p.id', sid)
+
+def _said(server):
+    "The model-visible messages of the last main request, as JSON text"
+    return json.dumps(server.main_requests()[-1]['body']['messages'], ensure_ascii=False)
+
+def test_resume_in_opencode(oc):
+    "`--resume` adds a session `opencode run -s` resumes: its model gets the document; the original's rows are as they were"
+    home,cwd,sid = oc
+    before = _rows(home, sid)
+    rc,out,err = compact(home, cwd, sid, '--resume')
+    assert rc==0, err
+    cmd = out.splitlines()[-1]
+    new = cmd.split()[-1]
+    assert cmd==f'opencode -s {new}' and new.startswith('ses_') and new!=sid
+    assert _rows(home, sid)==before
+    with ChatMock([text('Continuing from the document.')]) as s:
+        rc,_,e = run_opencode(install_opencode(), home, cwd, 'Go on', s, '-s', new)
+        assert rc==0, e
+        said = _said(s)
+    assert 'This session is being continued from an earlier conversation, compacted' in said
+    assert 'What should I add?' in said and 'MOCK-OPENCODE-SUMMARY' in said and 'Go on' in said
+    rc,out,err = compact(home, cwd, new, '--show', '2')
+    assert rc==0 and 'continued from an earlier conversation' in out
+
+def test_to_claude_from_opencode(oc, hosts, tmp_path):
+    "`--to claude` from opencode: the real Claude Code resumes it and its model gets the document"
+    home,cwd,sid = oc
+    rc,out,err = compact(home, cwd, sid, '--to', 'claude')
+    assert rc==0, err
+    new = out.splitlines()[-1].split()[-1]
+    with AnthropicMock([text('Going on in Claude Code.')]) as s:
+        rc,o,e = run_claude(hosts[0], home, cwd, 'Go on', s, '--resume', new)
+        assert rc==0, e
+        said = json.dumps(s.model_requests()[-1]['body']['messages'])
+    assert 'continued from an earlier conversation, compacted' in said and 'What should I add?' in said
+
+def test_to_opencode_from_claude(hosts, tmp_path):
+    "`--to opencode` from a real Claude Code session: opencode resumes it and its model gets the document"
+    home,cwd = tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    src = one_turn('claude', hosts[0], home, cwd, 'Plan the garden beds', 'Three beds: beans, kale, leeks.')
+    with ChatMock([text('hello')]) as s: assert run_opencode(install_opencode(), home, cwd, 'hi', s)[0]==0   # a model in the store
+    rc,out,err = compact(home, cwd, src, '--to', 'opencode')
+    assert rc==0, err
+    new = out.splitlines()[-1].split()[-1]
+    with ChatMock([text('Going on in opencode.')]) as s:
+        rc,_,e = run_opencode(install_opencode(), home, cwd, 'Go on', s, '-s', new)
+        assert rc==0, e
+        said = _said(s)
+    assert 'Plan the garden beds' in said and 'beans, kale, leeks' in said
+
+def test_failed_import_leaves_the_store(oc, monkeypatch):
+    "An import opencode refuses half way (a message with no model) takes out the session it began: the store is as it was"
+    import llmsurgery.opencode as o
+    from llmsurgery.sessions import read_session, write_resume
+    home,cwd,sid = oc
+    for k,v in opencode_env(home, cwd).items(): monkeypatch.setenv(k, v)
+    monkeypatch.setenv('PATH', f"{install_opencode().parent}:{os.environ['PATH']}")
+    monkeypatch.chdir(cwd)
+    made = o.oc_resume_export
+    def broken(doc, sid, cwd, model):
+        e = made(doc, sid, cwd, model)
+        del e['messages'][0]['info']['model']
+        return e
+    monkeypatch.setattr(o, 'oc_resume_export', broken)
+    before = oc_sessions(home)
+    with pytest.raises(RuntimeError, match='opencode import failed'): write_resume(read_session(o.opencode_sessions()[0]), 'DOC')
+    assert oc_sessions(home)==before
