@@ -303,6 +303,8 @@ class Host:
         read_store:callable=None, # `read_store(ref, all=False)`: the `LogMsgs` of the `StoreRef` `ref`, for sessions kept in a database
         id_like:callable=None, # `id_like(s)`: could `s` begin one of the host's session ids (None: hex digits and dashes)
         remove_session:callable=None, # `remove_session(ref)`: take a session llmsurgery wrote out of the store (None: a file, unlinked)
+        plugin_file:callable=None, # `plugin_file()`: where a host that loads plugins, not hook commands, loads llmsurgery's from
+        plugin_text:callable=None, # `plugin_text(cmd)`: that plugin's text, running llmsurgery's hook command `cmd`
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'
 

@@ -361,6 +361,7 @@ def recall_line(path, cmd='llmsurgery-compact'):
 # %% ../nbs/16_service.ipynb #837ffd22
 def compacted_state(path, host, cwd=None, cmd='llmsurgery-compact'):
     "The state of the part of `host`'s session at `path` that the host has just compacted, within its cap; '' if none"
+    if host.read_store: path = find_session(path, host=host.name)   # a store's session, by its id
     msgs,kept = host.compacted_part(path)
     head = read_head(path, host)
     cwd = head.cwd if isinstance(head.cwd, str) else cwd

@@ -185,3 +185,43 @@ def test_failed_import_leaves_the_store(oc, monkeypatch):
     before = oc_sessions(home)
     with pytest.raises(RuntimeError, match='opencode import failed'): write_resume(read_session(o.opencode_sessions()[0]), 'DOC')
     assert oc_sessions(home)==before
+
+def test_plugin_adds_the_state_after_a_real_compaction(tmp_path):
+    "With the plugin installed, the request after opencode's own compaction carries llmsurgery's state beside its summary"
+    b = install_opencode()
+    home,cwd = tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    (cwd/'notes.txt').write_text('milk\n')
+    rc,out,err = compact(home, cwd, '--install-hooks', 'opencode')
+    plugin = home/'.config'/'opencode'/'plugins'/'llmsurgery.js'
+    assert rc==0 and str(plugin) in out and plugin.is_file(), err
+    with ChatMock([ocbash('cat notes.txt'), text('It says milk.')]) as s:
+        assert run_opencode(b, home, cwd, 'Read notes.txt', s, context=8000)[0]==0
+    (sid,_,_), = oc_sessions(home)
+    with ChatMock([full(text('Buy milk.')), text('Nothing more.')]) as s:
+        rc,_,e = run_opencode(b, home, cwd, 'What to buy?', s, '-s', sid, context=8000)
+        assert rc==0, e
+        after = [r for r in s.main_requests() if 'What did we do so far?' in json.dumps(r['body'])]
+    assert after, 'no request after the compaction'
+    said = json.dumps(after[0]['body']['messages'], ensure_ascii=False)
+    assert "llmsurgery's state of the part of this session that was just compacted" in said
+    assert 'MOCK-OPENCODE-SUMMARY' in said and 'Read notes.txt' in said and f'llmsurgery-compact {sid}' in said
+    stored = json.dumps(oc_rows(opencode_db(home), 'select data from part where session_id=?', sid))
+    assert "llmsurgery's state" not in stored   # the store keeps opencode's summary as it was
+    rc,out,err = compact(home, cwd, '--uninstall-hooks', 'opencode')
+    assert rc==0 and not plugin.exists() and not plugin.parent.exists(), err
+
+def test_plugin_failure_leaves_opencode_as_it_was(tmp_path):
+    "A plugin whose hook command fails adds nothing: opencode compacts and goes on as without it"
+    b = install_opencode()
+    home,cwd = tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    from llmsurgery.opencode import oc_plugin_text
+    plugin = home/'.config'/'opencode'/'plugins'/'llmsurgery.js'
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(oc_plugin_text('exit 3'))
+    with ChatMock([full(text('Hi.')), text('Nothing more.')]) as s:
+        rc,_,e = run_opencode(b, home, cwd, 'Hello', s, context=8000)
+        assert rc==0, e
+        after = [r for r in s.main_requests() if 'What did we do so far?' in json.dumps(r['body'])]
+    assert after and "llmsurgery's state" not in json.dumps(after[0]['body'])
