@@ -29,6 +29,10 @@ def slow(r, seconds):
     "Reply `r`, sent after `seconds`: opencode waits for it with its store open and its prompt written"
     return r | dict(delay=seconds)
 
+def thinking(r, s):
+    "Reply `r` after reasoning `s` (streamed as `reasoning_content`, which opencode keeps as a `reasoning` part)"
+    return r | dict(reasoning=s)
+
 def full(r, n=7900):
     "Reply `r` reporting `n` prompt tokens: with a model context of 8000, opencode compacts after it"
     return r | dict(prompt_tokens=n)
@@ -64,6 +68,7 @@ class ChatMock(MockServer):
                         function=dict(name=r['tool'], arguments=json.dumps(r['args'])))
             deltas,stop = [dict(role='assistant', content=None, tool_calls=[call])],'tool_calls'
         else: deltas,stop = [dict(role='assistant', content=''), dict(content=r['text'])],'stop'
+        if r.get('reasoning'): deltas.insert(0, dict(role='assistant', content=None, reasoning_content=r['reasoning']))
         head = dict(id=f'chatcmpl-mock{n:03d}', object='chat.completion.chunk', created=int(time.time()),
                     model=(body or {}).get('model', 'mock'))
         chunks = [head | dict(choices=[dict(index=0, delta=d, finish_reason=None)]) for d in deltas]
