@@ -225,3 +225,37 @@ def test_plugin_failure_leaves_opencode_as_it_was(tmp_path):
         assert rc==0, e
         after = [r for r in s.main_requests() if 'What did we do so far?' in json.dumps(r['body'])]
     assert after and "llmsurgery's state" not in json.dumps(after[0]['body'])
+
+GENUINE = Path(__file__).resolve().parent/'data'/'genuine'/'opencode.db'
+
+def test_genuine_store_read_from_a_read_only_file(tmp_path, monkeypatch):
+    "The bundled store, read-only on disk: read whole and after its compaction, numbered alike, and left byte for byte"
+    from llmsurgery.opencode import opencode_sessions, read_store
+    db = tmp_path/'opencode'/'opencode.db'
+    db.parent.mkdir()
+    db.write_bytes(GENUINE.read_bytes())
+    db.chmod(0o444)
+    ref, = opencode_sessions(db=db)
+    whole,after = read_store(ref, all=True),read_store(ref)
+    assert whole.summary==after.summary and whole.summary.startswith('## Objective')
+    assert [n for n,_ in whole.aside]==[after.nums[0]] and set(after.nums[1:])<=set(whole.nums)
+    assert [m.text for n,m in zip(whole.nums, whole) if n in after.nums[1:]]==[m.text for m in after[1:]]
+    assert (whole.host_toks, after.host_toks)==(7900, 100)
+    assert db.read_bytes()==GENUINE.read_bytes()
+
+def test_plugin_install_is_once_and_leaves_what_is_not_ours(tmp_path, monkeypatch):
+    from llmsurgery.hooks import install_hooks, uninstall_hooks
+    monkeypatch.setenv('XDG_CONFIG_HOME', str(tmp_path/'cfg'))
+    monkeypatch.setenv('XDG_STATE_HOME', str(tmp_path/'state'))
+    plugins = tmp_path/'cfg'/'opencode'/'plugins'
+    plugins.mkdir(parents=True)
+    (plugins/'mine.js').write_text('export const Mine = async () => ({})\n')
+    install_hooks('opencode'); first = (plugins/'llmsurgery.js').read_bytes()
+    install_hooks('opencode')
+    assert (plugins/'llmsurgery.js').read_bytes()==first and 'llmsurgery.hooks opencode' in first.decode()
+    uninstall_hooks('opencode')
+    assert sorted(p.name for p in plugins.iterdir())==['mine.js']   # its folder was there before: kept
+    (plugins/'llmsurgery.js').write_text('// somebody else\n')
+    with pytest.raises(ValueError, match="not llmsurgery's"): install_hooks('opencode')
+    assert uninstall_hooks('opencode')==[f'{plugins/"llmsurgery.js"}: no llmsurgery plugin to remove']
+    assert (plugins/'llmsurgery.js').read_text()=='// somebody else\n'
