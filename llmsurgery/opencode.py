@@ -12,19 +12,19 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/opencode.html.md"""
 
 # %% auto #0
 __all__ = ['oc_version', 'oc_summary_head', 'oc_timeout', 'oc_hook_event', 'oc_context_cap', 'opencode_host', 'opencode_data',
-           'opencode_db', 'oc_connect', 'oc_rows', 'oc_messages', 'oc_tool', 'oc_user', 'oc_assistant', 'oc_summary',
-           'oc_context_toks', 'read_opencode', 'opencode_sessions', 'read_store', 'oc_id_like', 'opencode_places',
-           'oc_id', 'oc_model', 'oc_resume_export', 'remove_session', 'write_resume', 'oc_plugin_file', 'oc_hook_job',
-           'oc_plugin_text', 'oc_compacted_part']
+           'opencode_db', 'oc_connect', 'oc_query', 'oc_rows', 'oc_messages', 'oc_tool', 'oc_user', 'oc_assistant',
+           'oc_summary', 'oc_context_toks', 'read_opencode', 'opencode_sessions', 'read_store', 'oc_id_like',
+           'opencode_places', 'oc_id', 'oc_model', 'oc_resume_export', 'remove_session', 'write_resume',
+           'oc_plugin_file', 'oc_hook_job', 'oc_plugin_text', 'oc_compacted_part']
 
 # %% ../nbs/14b_opencode.ipynb #6332901d
-import json, os, secrets, shutil, sqlite3, string, subprocess, tempfile, time
+import json, os, secrets, shutil, sqlite3, string, subprocess, tempfile, time, warnings
 from contextlib import closing
 from itertools import groupby
 from pathlib import Path
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult
 from .inject import strip_reminders, summary_prefix
-from .jsonl import LogMsgs, StoreRef, Host, bad_record, err_text, media_tag, try_block, run_dir
+from .jsonl import LogMsgs, StoreRef, Host, SessionWarning, bad_record, err_text, media_tag, try_block, run_dir
 
 # %% ../nbs/14b_opencode.ipynb #9cd98c3e
 oc_version = '1.18.33'   # the opencode version whose store we read, checked with its client
@@ -45,13 +45,19 @@ def oc_connect(db):
     if not db.is_file(): raise ValueError(f'{db}: no opencode store there')
     return sqlite3.connect(f'{db.resolve().as_uri()}?mode=ro', uri=True, timeout=2)
 
+def oc_query(db, sql, args=()):
+    "The rows `sql` selects from the opencode store at `db`, in one read; a ValueError saying why it could not be read"
+    try:
+        with closing(oc_connect(db)) as c: return c.execute(sql, args).fetchall()
+    except sqlite3.Error as e: raise ValueError(f'{db}: cannot read the opencode store ({e})') from None
+
 # %% ../nbs/14b_opencode.ipynb #9fe72d53
 _oc_rows = ("select m.id, m.data, p.data from message m left join part p on p.message_id=m.id "
             "where m.session_id=? order by m.time_created, m.id, p.id")
 
 def oc_rows(db, sid):
     "`(message id, message data, part data)` of session `sid` in the store at `db`, in order (one read)"
-    with closing(oc_connect(db)) as c: return c.execute(_oc_rows, (str(sid),)).fetchall()
+    return oc_query(db, _oc_rows, (str(sid),))
 
 def oc_messages(rows):
     "`(message, [part, ...])` of rows `oc_rows` read, their JSON parsed (None where it does not parse)"
@@ -163,13 +169,16 @@ def opencode_sessions(cwd=None, db=None):
     "The sessions of directory `cwd` (compared as real paths) in the store, or with `cwd=None` all, as `StoreRef`s"
     db = Path(db or opencode_db())
     if not db.is_file(): return []
-    with closing(oc_connect(db)) as c: rows = c.execute(_oc_list).fetchall()
+    try: rows = oc_query(db, _oc_list)
+    except ValueError as e:   # a store this opencode does not read, or not a database: left out, other hosts go on
+        warnings.warn(f'{e}; its sessions are left out', SessionWarning, stacklevel=2)
+        return []
     refs = [StoreRef(i, 'opencode', db, mtime=t/1000, size=n, cwd=d) for i,d,t,n in rows]
     if cwd is None: return refs
     cwd = os.path.realpath(cwd)
     return [r for r in refs if isinstance(r.cwd, str) and os.path.realpath(r.cwd)==cwd]
 
-# %% ../nbs/14b_opencode.ipynb #262c5cc5
+# %% ../nbs/14b_opencode.ipynb #6bc13959
 def read_store(ref, all=False):
     "The `LogMsgs` of the opencode session `ref` (a `StoreRef`): after its last compaction, or `all`; a ValueError if it is not there"
     rows = oc_rows(ref.store, ref)
@@ -187,7 +196,7 @@ def opencode_places(cwd=None):
     "Where opencode keeps sessions (of any directory: one database), for a message"
     return str(opencode_db())
 
-# %% ../nbs/14b_opencode.ipynb #ad33bc7d
+# %% ../nbs/14b_opencode.ipynb #9b60eb4f
 _b62 = string.digits + string.ascii_letters
 _oc_clock = [0, 0]   # the last millisecond an id was made in, and how many were made in it
 
@@ -199,7 +208,7 @@ def oc_id(prefix, descending=False):
     if descending: n = ~n & ((1<<48)-1)
     return f'{prefix}_{n:012x}' + ''.join(secrets.choice(_b62) for _ in range(14))
 
-# %% ../nbs/14b_opencode.ipynb #48c74687
+# %% ../nbs/14b_opencode.ipynb #98953d62
 def _oc_model_of(rows):
     "The `model` of the latest user message among `message.data` rows, or None"
     ms = [m.get('model') for m in map(_json, rows) if isinstance(m, dict) and m.get('role')=='user']
@@ -213,19 +222,16 @@ def _oc_config_model():
     p,_,i = m.partition('/') if isinstance(m, str) else ('', '', '')
     return dict(providerID=p, modelID=i) if p and i else None
 
-# %% ../nbs/14b_opencode.ipynb #d11e209f
+# %% ../nbs/14b_opencode.ipynb #fc7971f8
 def oc_model(sid=None, db=None):
     "`{providerID, modelID}` for a new session: session `sid`'s last, else the store's last, else the configured; or None"
     db = Path(db or opencode_db())
-    if db.is_file():
-        with closing(oc_connect(db)) as c:
-            for q,a in (('where session_id=?', (str(sid),)), ('', ())):
-                if sid is None and a: continue
-                rows = c.execute(f'select data from message {q} order by time_created desc limit 50', a).fetchall()
-                if m := _oc_model_of(r for r, in rows): return m
+    for q,a in (('where session_id=?', (str(sid),)), ('', ()))[sid is None:] if db.is_file() else ():
+        rows = oc_query(db, f'select data from message {q} order by time_created desc limit 50', a)
+        if m := _oc_model_of(r for r, in rows): return m
     return _oc_config_model()
 
-# %% ../nbs/14b_opencode.ipynb #bbb7f635
+# %% ../nbs/14b_opencode.ipynb #b0316c75
 def oc_resume_export(doc, sid, cwd, model):
     "The `opencode export` shape of a new session `sid`, run in `cwd` with `model`: a compaction whose summary is `doc`"
     now,u,a = time.time_ns()//1_000_000,oc_id('msg'),oc_id('msg')
@@ -239,7 +245,7 @@ def oc_resume_export(doc, sid, cwd, model):
     return dict(info=info, messages=[dict(info=user, parts=[part(u, type='compaction', auto=False)]),
                                      dict(info=summ, parts=[part(a, type='text', text=doc, time=dict(start=now, end=now))])])
 
-# %% ../nbs/14b_opencode.ipynb #7b039bc6
+# %% ../nbs/14b_opencode.ipynb #fb8ec95d
 oc_timeout = 60   # seconds an `opencode import` or `session delete` may take
 
 def _oc_exe():
@@ -255,7 +261,7 @@ def _oc_run(args, cwd):
     except (OSError, subprocess.TimeoutExpired) as e: raise RuntimeError(f'opencode {args[0]} failed: {e}') from None
     if p.returncode: raise RuntimeError(f"opencode {args[0]} failed: {(p.stderr or p.stdout).strip()[-500:]}")
 
-# %% ../nbs/14b_opencode.ipynb #45a33785
+# %% ../nbs/14b_opencode.ipynb #39d8cd10
 def remove_session(ref):
     "Take session `ref`, one llmsurgery began, out of opencode's store (`opencode session delete`); quiet if it is not there"
     if any(r==ref for r in opencode_sessions(db=ref.store)): _oc_run(['session', 'delete', str(ref)], ref.cwd or os.getcwd())
@@ -270,7 +276,7 @@ def _oc_import(exp, run):
             remove_session(StoreRef(exp['info']['id'], 'opencode', opencode_db(), cwd=run))
             raise
 
-# %% ../nbs/14b_opencode.ipynb #61a10b77
+# %% ../nbs/14b_opencode.ipynb #e45d59e8
 def write_resume(session, doc, cwd=None):
     "Add a new opencode session continuing `session` (as read, of any host) from `doc`: `(StoreRef, argv, run dir)`"
     run = run_dir(session.cwd, cwd)
@@ -283,7 +289,7 @@ def write_resume(session, doc, cwd=None):
     if ref is None: raise RuntimeError(f'opencode import reported no error, but {sid} is not in {opencode_db()}')
     return ref, ['opencode', '-s', sid], run
 
-# %% ../nbs/14b_opencode.ipynb #a15c0aaf
+# %% ../nbs/14b_opencode.ipynb #d03b6c7b
 oc_hook_event = 'session.compacted'   # the event the plugin tells llmsurgery's hook of
 oc_context_cap = 10_000   # characters of state the plugin adds to a summary
 
@@ -295,7 +301,7 @@ def oc_hook_job(inp):
     "The job the plugin's input `inp` asks for: 'state' after a compaction"
     return 'state' if inp.get('hook_event_name')==oc_hook_event else None
 
-# %% ../nbs/14b_opencode.ipynb #bd4cdc0f
+# %% ../nbs/14b_opencode.ipynb #f5754670
 _oc_plugin = """// llmsurgery's plugin for opencode: `llmsurgery-compact --install-hooks opencode` wrote it, `--uninstall-hooks opencode` removes it
 // After a compaction, the model gets llmsurgery's state of what was compacted beside opencode's summary.
 const HOOK = __HOOK__
@@ -330,7 +336,7 @@ def oc_plugin_text(cmd, timeout=10):
     "The plugin's JavaScript, running hook command `cmd` for at most `timeout` seconds"
     return _oc_plugin.replace('__HOOK__', json.dumps(cmd)).replace('__TIMEOUT__', str(int(timeout*1000)))
 
-# %% ../nbs/14b_opencode.ipynb #0ed551c3
+# %% ../nbs/14b_opencode.ipynb #2d02637a
 def oc_compacted_part(ref):
     "`(messages, kept)` of the part of session `ref` (a `StoreRef` or its id) opencode last compacted, and its summary"
     if not isinstance(ref, StoreRef): ref = next(r for r in opencode_sessions() if r==ref)
@@ -340,7 +346,7 @@ def oc_compacted_part(ref):
     lo = ends[-2] if len(ends)>1 else 0
     return [m for n,m in zip(whole.nums, whole) if lo<n<ends[-1]],(whole.summary or "")
 
-# %% ../nbs/14b_opencode.ipynb #750e849c
+# %% ../nbs/14b_opencode.ipynb #2d5f94ad
 opencode_host = Host('opencode', 'opencode', home=opencode_data, session_files=opencode_sessions, session_id=str,
                      places=opencode_places, read_store=read_store, id_like=oc_id_like, write_resume=write_resume,
                      remove_session=remove_session, plugin_file=oc_plugin_file, plugin_text=oc_plugin_text,
