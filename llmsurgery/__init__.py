@@ -17,6 +17,7 @@ Modules:
 - `llmsurgery.hooks`: llmsurgery inside Claude Code and Codex: its hooks installed in the host's settings, and run by the host
 - `llmsurgery.inject`: What agent hosts write into the conversation that nobody typed: plumbing, reminders, skill texts, summaries
 - `llmsurgery.jsonl`: A host's JSONL log: reading its records into messages, writing records, and the `Host` that bundles one host's parts
+- `llmsurgery.opencode`: opencode: its sessions, read from its SQLite store without ever writing to it
 - `llmsurgery.par`: Two cores for a long list: a forked child shares the chunks of a map, and the results are the same as in one process
 - `llmsurgery.render`: The compact DSL: each message class rendered within its token budget
 - `llmsurgery.service`: One way through: a compaction job for the command line, the skill and the hooks alike

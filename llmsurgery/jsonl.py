@@ -4,7 +4,8 @@ Claude Code and Codex both keep a session as a JSONL log, which holds far more t
 torn line. What their readers share is here: `records` parses lines into records and counts the torn ones,
 `last_boundary` finds the host's last compaction from the end of the file, and a `LogMsgs` holds the messages read,
 each numbered by the line its record is on, with what the read noted. `jsonl` and `timestamp_now` write records as the
-hosts do, and a `Host` bundles everything llmsurgery knows about one host under one signature.
+hosts do, and a `Host` bundles everything llmsurgery knows about one host under one signature; a session kept in a
+database rather than a file of its own is a `StoreRef`.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 
@@ -13,11 +14,12 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix_surrogates', 'SessionWarning', 'record_fmt',
            'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'err_text', 'media_tag',
-           'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host']
+           'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host', 'StoreRef', 'is_ref']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
 import json, os, re, warnings
 from datetime import datetime, timezone
+from pathlib import Path
 import orjson
 from fastcore.basics import store_attr, first, patch
 from aidialog.msg_parts import InputImage, InputFile
@@ -289,14 +291,14 @@ class Host:
     def __init__(self,
         name:str, # the format `sessions.detect_format` names, and what `--host` takes: 'claude'
         label:str, # the host's name for people: 'Claude Code'
-        read:callable, # `read(lines, all=False, sidechains=False, start=1)`: the `LogMsgs` of lines, the first `start`
-        mark:bytes, # bytes every compaction boundary's line holds, for the scan from the end of a file
-        is_boundary:callable, # `is_boundary(record)`: is this parsed record a host compaction boundary?
-        home:callable, # `home()`: the folder of the host's store
-        session_files:callable, # `session_files(cwd=None)`: the session files of directory `cwd`, or of the whole store
-        session_id:callable, # `session_id(path)`: the id the host resumes the session at `path` by
-        places:callable, # `places(cwd=None)`: where the store keeps sessions (of `cwd`), for a message
-        write_resume:callable, # `write_resume(session, doc, cwd=None)`: continue any host's session here
+        read:callable=None, # `read(lines, all=False, sidechains=False, start=1)`: the `LogMsgs` of lines, the first `start`
+        mark:bytes=None, # bytes every compaction boundary's line holds, for the scan from the end of a file
+        is_boundary:callable=None, # `is_boundary(record)`: is this parsed record a host compaction boundary?
+        home:callable=None, # `home()`: the folder of the host's store
+        session_files:callable=None, # `session_files(cwd=None)`: the sessions (files, or `StoreRef`s) of directory `cwd`, or of the whole store
+        session_id:callable=None, # `session_id(path)`: the id the host resumes the session at `path` (or `StoreRef`) by
+        places:callable=None, # `places(cwd=None)`: where the store keeps sessions (of `cwd`), for a message
+        write_resume:callable=None, # `write_resume(session, doc, cwd=None)`: continue any host's session here
         sidechain_files:callable=None, # `sidechain_files(path)`: `{agent id: path}` of a session's sub-agent logs
         session_env:str=None, # the environment variable that names the current session in the host's tool shell
         hooks_file:callable=None, # `hooks_file()`: the JSON file the host reads its user's hooks from
@@ -309,5 +311,31 @@ class Host:
         trust_file:callable=None, # `trust_file()`: the file `trust` writes the host's trust of a hook into
         trust:callable=None, # `trust(hooks_file, commands)`: `(keys, lines)`: our hooks trusted, lines for the user
         untrust:callable=None, # `untrust(keys)`: the trust of the hooks `keys` name removed from `trust_file()`
+        read_store:callable=None, # `read_store(ref, all=False)`: the `LogMsgs` of the `StoreRef` `ref`, for sessions kept in a database
+        id_like:callable=None, # `id_like(s)`: could `s` begin one of the host's session ids (None: hex digits and dashes)
+        remove_session:callable=None, # `remove_session(ref)`: take a session llmsurgery wrote out of the store (None: a file, unlinked)
+        plugin_file:callable=None, # `plugin_file()`: where a host that loads plugins, not hook commands, loads llmsurgery's from
+        plugin_text:callable=None, # `plugin_text(cmd)`: that plugin's text, running llmsurgery's hook command `cmd`
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'
+
+# %% ../nbs/12_jsonl.ipynb #3d5b4d63
+class StoreRef(str):
+    "A session kept inside a store, not in a file of its own: its id (the string), the `host`'s name, the `store` holding it"
+    def __new__(cls,
+        id:str, # the session's id, as the host resumes it and `llmsurgery-compact` takes it
+        host:str, # the name of the `Host` whose store it is
+        store, # the store: a database file
+        mtime:float=0., # when the session was last active, in seconds since the epoch
+        size:int=0, # how much the store holds of it, in bytes
+        cwd:str=None, # the directory it ran in
+    ):
+        self = super().__new__(cls, id)
+        self.host,self.store,self.mtime,self.size,self.cwd = host,Path(store),mtime,size,cwd
+        return self
+    def __repr__(self): return f'StoreRef({str(self)!r}, {self.host!r}, {str(self.store)!r})'
+
+def is_ref(p):
+    "Is `p` a session kept inside a store (a `StoreRef`), rather than a path?"
+    return isinstance(p, StoreRef)
+

@@ -12,11 +12,11 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/service.html.md"""
 
 # %% auto #0
 __all__ = ['default_max_toks', 'show_bytes', 'api_terms', 'cli_terms', 'exact', 'grep_width', 'quiet_tools', 'shell_tools',
-           'unit_scale', 'lost_policy', 'state_share', 'given_path', 'existing_file', 'output_path', 'read_earlier',
-           'doc_target', 'Compaction', 'with_opening_doc', 'compact_session', 'Recall', 'exact_args', 'ExactStyle',
-           'recall_items', 'clamp_note', 'pick', 'Bound', 'show_blocks', 'bounded', 'show_session', 'clip_match',
-           'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts', 'lost_view',
-           'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume']
+           'unit_scale', 'lost_policy', 'state_share', 'given_path', 'existing_file', 'session_at', 'output_path',
+           'read_earlier', 'doc_target', 'Compaction', 'with_opening_doc', 'compact_session', 'Recall', 'exact_args',
+           'ExactStyle', 'recall_items', 'clamp_note', 'pick', 'Bound', 'show_blocks', 'bounded', 'show_session',
+           'clip_match', 'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts',
+           'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume']
 
 # %% ../nbs/16_service.ipynb #a1bb0d68
 import re, re2, shlex, warnings
@@ -29,7 +29,7 @@ from .state import state_facts
 from .document import (continuation_doc, compaction_report, report_line, report_table, same_session, path_text,
                                  split_compaction)
 from .dialogs import compact_dialog, shown, dlg_msg
-from .sessions import read_session, find_session, host_named, write_resume, read_head, numbered, SessionWarning
+from .sessions import read_session, find_session, host_named, write_resume, read_head, numbered, SessionWarning, is_ref
 from .files import atomic_write, read_regular
 
 # %% ../nbs/16_service.ipynb #3939fea7
@@ -48,6 +48,10 @@ def existing_file(path, what='session file'):
     if not p.parent.is_dir(): raise ValueError(f'{path}: no such {what}, and its folder {p.parent} does not exist')
     raise ValueError(f'{path}: no such {what}')
 
+def session_at(ref):
+    "The session `ref` names, checked: a regular file (see `existing_file`), or as it is a session kept in a store"
+    return ref if is_ref(ref) else existing_file(ref)
+
 # %% ../nbs/16_service.ipynb #d5b9d27e
 def _same_file(a, b):
     "Do paths `a` and `b` name the same file?"
@@ -58,7 +62,7 @@ def output_path(out, src, what='out', overwrite=True):
     "The path `out` a job may write, given that it reads `src`; a ValueError saying why not"
     o = given_path(out, f'{what} path')
     if _same_file(o, src): raise ValueError(f'{what} {out} is the file being compacted, which is only ever read')
-    if o.is_dir(): raise ValueError(f'{what} {out} is a directory, a folder: name a file, such as {o/src.name}')
+    if o.is_dir(): raise ValueError(f'{what} {out} is a directory, a folder: name a file, such as {o/Path(src).name}')
     if not o.parent.is_dir(): raise ValueError(f'{what} {out}: no such folder (the folder {o.parent} does not exist)')
     if o.exists() and not overwrite: raise ValueError(f'{what} {out} already exists: choose another path, or overwrite it')
     return o
@@ -119,7 +123,7 @@ def with_opening_doc(s):
 def _transcript_job(s, path, doc_kw, table, resume, cwd, to=None):
     "The job on a transcript: its continuation document (`doc_kw` for `continuation_doc`), maybe a new session"
     s = with_opening_doc(s)
-    here = str(path.resolve())
+    here = str(path) if is_ref(path) else str(path.resolve())   # a store's session: its id
     chain = [(p,n) for p,n in s.chain if not same_session(p, path_text(here))]   # the transcripts its smaller numbers are in
     doc = continuation_doc(s.msgs, here, cwd=s.cwd, task=s.task, nums=s.nums, chain=chain, **doc_kw)
     r = compaction_report(doc, exact=table, host_toks=s.host_toks, host=s.host)
@@ -143,7 +147,7 @@ def compact_session(session=None, out=None, notes='', since=None, max_toks=None,
                     in_place_copy=None, overwrite=True, resume=False, to=None, cwd=None, host=None, progress=noop,
                     **budgets):
     "Compact `session` (a path, an id; the agent's own, or `cwd`'s newest): its `Compaction`, the document also to `out`"
-    path = existing_file(find_session(session, cwd, host))
+    path = session_at(find_session(session, cwd, host))
     if out and in_place_copy: raise ValueError('out and in_place_copy exclude each other')
     out,copy = [o and output_path(o, path, w, overwrite) for o,w in ((out, 'out'), (in_place_copy, 'in_place_copy'))]
     earlier,pol = since and read_earlier(since),Policy(**budgets)
@@ -213,7 +217,7 @@ def _earlier_items(s, warns):
 
 def _recall_read(session, cwd, host):
     "`(items, render, warning lines)`: `session` read whole for recall, after the transcripts it continues; what the reader skipped"
-    s,warns = _read(existing_file(find_session(session, cwd, host)), True, False, noop)
+    s,warns = _read(session_at(find_session(session, cwd, host)), True, False, noop)
     items,render = recall_items(s)
     if s.fmt=='ipynb' or not s.chain: return items,render,warns
     return _earlier_items(s, warns) + [o for o in items if not _copy_of_doc(o[1])],render,warns
@@ -519,6 +523,7 @@ def _state_room(facts, host, room):
 
 def compacted_state(path, host, cwd=None, cmd='llmsurgery-compact'):
     "The state of the part of `host`'s session at `path` the host just compacted, and what a summary loses, within its cap"
+    if host.read_store: path = find_session(path, host=host.name)   # a store's session, by its id
     msgs,kept = host.compacted_part(path)
     head = read_head(path, host)
     cwd = head.cwd if isinstance(head.cwd, str) else cwd

@@ -24,10 +24,11 @@ from functools import cached_property
 from pathlib import Path
 from fastcore.basics import store_attr, noop, first
 from tqdm import tqdm
-from .jsonl import SessionWarning, last_boundary, lines_before, last_time, LogMsgs, records, record_fmt, dropped_text
+from .jsonl import SessionWarning, last_boundary, lines_before, last_time, LogMsgs, records, record_fmt, dropped_text, is_ref
 from .claude import claude_host
 from .codex import codex_host
 from .gemini import gemini_host
+from .opencode import opencode_host
 from .dialogs import reads_dialog
 from .state import read_state, said_text, task_label, request_label
 from .document import doc_state, split_compaction, covered_num, doc_chain
@@ -63,8 +64,9 @@ def detect_format(path, n=_tally_n):
     raise ValueError(f'{path}: not a known session format; known formats: {known_formats}')
 
 # %% ../nbs/15_sessions.ipynb #67d4bb3b
-host_registry = {h.name: h for h in (claude_host, codex_host, gemini_host)}   # a new host: its module's `Host`, added here
-known_formats = ', '.join([*(f'{h.label} JSONL ({n})' for n,h in host_registry.items()), 'aidialog notebook .ipynb (ipynb)'])
+host_registry = {h.name: h for h in (claude_host, codex_host, gemini_host, opencode_host)}   # a new host: its module's `Host`, added here
+known_formats = ', '.join([*(f'{h.label} JSONL ({n})' for n,h in host_registry.items() if not h.read_store),
+                          'aidialog notebook .ipynb (ipynb)'])
 
 # %% ../nbs/15_sessions.ipynb #87ec853a
 class Session:
@@ -99,7 +101,8 @@ def _add_sidechains(log, host, path, all):
         with open(f, 'rb') as sub: log.add_agent(agent, host.read(sub, all))
 
 def read_host(path, host, all=False, sidechains=False, progress=noop):
-    "The `LogMsgs` of `host`'s session file at `path`: only from its last compaction (found from the end), unless `all`"
+    "The `LogMsgs` of `host`'s session file at `path` (or `StoreRef`): only from its last compaction (found from the end), unless `all`"
+    if is_ref(path): return host.read_store(path, all)
     with open(path, 'rb') as f:
         at = 0 if all else last_boundary(f, host.mark, host.is_boundary)
         start = 1+lines_before(f, at)   # the number of the line the read starts on
@@ -113,6 +116,7 @@ _head_bytes = 1<<18   # a session's start is looked for in this much of its file
 
 def read_head(path, host, n=_head_bytes):
     "The `LogMsgs` of the first `n` bytes of `host`'s session file at `path`, read whole (a line cut there is skipped)"
+    if is_ref(path): return host.read_store(path, True)   # a store reads a session's start by its id
     with open(path, 'rb') as f: return host.read(f.read(n).splitlines(), all=True)
 
 # %% ../nbs/15_sessions.ipynb #7f5cc348
@@ -135,8 +139,8 @@ def chain_numbers(log, doc):
 
 def read_session(path, all=False, sidechains=False, warn=True, progress=noop):
     "Read the session file at `path`, whatever its format; only what follows the host's last compaction, unless `all`"
-    path = Path(path).expanduser()
-    fmt = detect_format(path)
+    path = path if is_ref(path) else Path(path).expanduser()
+    fmt = path.host if is_ref(path) else detect_format(path)
     if fmt=='ipynb': return _read_dialog(path)
     host = host_registry[fmt]
     log = read_host(path, host, all, sidechains, progress)
@@ -167,7 +171,7 @@ class SessionInfo:
     @cached_property
     def activity(self):
         "When the session was last active: its last record's time, else its file's"
-        return last_time(self.path) or self.mtime
+        return self.mtime if is_ref(self.path) else last_time(self.path) or self.mtime
     @property
     def messages(self):
         "How many messages a default compaction reads"
@@ -181,7 +185,8 @@ class SessionInfo:
 
 # %% ../nbs/15_sessions.ipynb #dd1254e3
 def session_info(host, path):
-    "A `SessionInfo` for the file at `path` of `host` (a `Host`), or None if it has gone"
+    "A `SessionInfo` for the file at `path` (or `StoreRef`) of `host` (a `Host`), or None if it has gone"
+    if is_ref(path): return SessionInfo(host.name, host.session_id(path), path, path.mtime, path.size)
     try: st = Path(path).stat()
     except OSError: return None
     return SessionInfo(host.name, host.session_id(path), Path(path), st.st_mtime, st.st_size)
@@ -206,6 +211,11 @@ def find_sessions(cwd=None, host=None):
 # %% ../nbs/15_sessions.ipynb #ebe126cb
 _id_chars = set('0123456789abcdefABCDEF-')
 _min_prefix = 4   # characters of an id a prefix needs
+
+def _id_like(s, host=None):
+    "Could `s` begin a session id of host `host` (of any, when unknown)? JSONL hosts' are hex digits and dashes"
+    hs = [host_registry[host]] if host in host_registry else host_registry.values()
+    return any(h.id_like(s) if h.id_like else set(s)<=_id_chars for h in hs)
 
 def _places(hs, cwd=None):
     "Where the stores of hosts `hs` keep sessions (of directory `cwd`, if given), for a message"
@@ -245,9 +255,10 @@ def find_session(session=None, cwd=None, host=None):
     if session is None and cwd is None: session = current_session(host)
     if session is None: return _newest(cwd, host)
     p = Path(session).expanduser()
+    if is_ref(session): return session
     if p.exists() or '/' in str(session) or p.suffix: return p   # a path: what is wrong with it is said where it is opened
-    if not set(str(session))<=_id_chars:
-        raise ValueError(f'{session!r}: no such session file, and no session id starts with it (an id is hexadecimal, such as 258c7280)')
+    if not _id_like(str(session), host):
+        raise ValueError(f'{session!r}: no such session file, and no session id starts with it (an id is hexadecimal, such as 258c7280, or ses_… for opencode)')
     if len(session)<_min_prefix:
         raise ValueError(f'{session!r} is too short for a session id: give at least {_min_prefix} characters')
     found = _by_id(str(session), host)
@@ -272,7 +283,8 @@ def check_resumed(path, doc):
     try: s = read_session(path, warn=False)
     except (OSError, ValueError) as e: s = e
     if isinstance(s, Session) and s.summary==doc and [m.role for m in s.msgs]==['user'] and not s.bad_lines: return path
-    Path(path).unlink(missing_ok=True)
+    if is_ref(path): host_registry[path.host].remove_session(path)
+    else: Path(path).unlink(missing_ok=True)
     raise RuntimeError(f'{path}: the new session did not read back as the document ({s!r}); '
                        'it was removed, the original is untouched')
 
@@ -281,7 +293,9 @@ def write_resume(session, doc, cwd=None, to=None):
     "A new session continuing `session` (a `Session`) from `doc`, in host `to`'s store or its own: `(path, Command)`"
     if session.fmt not in host_registry:
         raise ValueError(f'{session.path}: only agent sessions can be resumed in a host')
-    path,argv,run = host_named(to or session.fmt).write_resume(session, doc, cwd)
+    h = host_named(to or session.fmt)
+    if not h.write_resume: raise ValueError(f'llmsurgery cannot write a {h.label} session yet: resume in another host')
+    path,argv,run = h.write_resume(session, doc, cwd)
     return check_resumed(path, doc), Command(argv, run, cwd)
 
 # %% ../nbs/15_sessions.ipynb #bff1f3d8
