@@ -236,7 +236,7 @@ def cli_args(**shown):
         return f
     return _inner
 
-hook_hosts = [n for n,h in host_registry.items() if h.hooks_file]         # the hosts `--install-hooks` knows
+hook_hosts = [n for n,h in host_registry.items() if h.hooks_file or h.plugin_file]       # the hosts `--install-hooks` knows
 resume_hosts = [n for n,h in host_registry.items() if h.write_resume]     # the hosts `--resume --to` writes sessions for
 
 # %% ../nbs/20_cli.ipynb #2e71bf5f
