@@ -192,7 +192,7 @@ def test_directory(project, tmp_path):
     raises('is not a directory', recent_sessions, tmp_path/'nowhere')
     raises('is not a directory', session_doc, cwd=ex/'claude_short.jsonl')
     raises("pass cwd=", session_doc, proj)
-    raises('unknown host', recent_sessions, proj, host='gemini')
+    raises('unknown host', recent_sessions, proj, host='nohost')
     raises('no session id starts with', session_doc, 'abcdef12')
 
 def test_resume(project):
