@@ -278,7 +278,7 @@ def llmsurgery_compact(
     to:str=None, # Resume in this host's store instead: a session of one host continues in another (Claude Code's in Codex, say)
     exec:bool=False, # Resume, then run the host's command that continues it (`claude --resume ID`, `codex resume ID`, `gemini --resume ID`, `opencode -s ID`)
     version:bool=False, # Print the version and exit
-    install_hooks:str=None, # Put llmsurgery's hooks (opencode: a plugin) in this host: its state after each compaction, and (but in opencode) a prompt that compacts with llmsurgery: `/compact llmsurgery`, in Gemini CLI `compact with llmsurgery`
+    install_hooks:str=None, # Put llmsurgery's hooks (opencode: a plugin) in this host: its state after each compaction, and `/compact llmsurgery` (Gemini CLI: the prompt `compact with llmsurgery`; opencode: none)
     uninstall_hooks:str=None, # Take llmsurgery's hooks (or plugin) out of this host, leaving the rest of its settings as they were
     show:str=None, # Print message N of the transcript whole, or messages N-M (in a dialog: message ids), each led by #N, instead
     grep:str=None, # Print each line of the transcript's messages that REGEX matches, as `#N: line`, instead
