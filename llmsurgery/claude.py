@@ -332,5 +332,6 @@ claude_host = Host('claude', 'Claude Code', read=read_claude, mark=cc_boundary_m
                    home=claude_home, session_files=claude_sessions, session_id=cc_session_id, places=claude_places,
                    write_resume=write_resume, sidechain_files=cc_sidechain_files, hooks_file=claude_settings,
                    hook_events=cc_hook_events, hook_job=cc_hook_job, compacted_part=cc_compacted_part,
-                   context_cap=cc_context_cap, context_len=cc_context_len, session_env='CLAUDE_CODE_SESSION_ID')
+                   context_cap=cc_context_cap, context_len=cc_context_len, session_env='CLAUDE_CODE_SESSION_ID',
+                   tui_resume='/resume {id}')
 

@@ -1,7 +1,7 @@
 """`llmsurgery-compact`: turn an agent's session file into a continuation document
 
-`llmsurgery-compact` is the command: give it a Claude Code or Codex session (a file, an id, or nothing for the current
-one) or a dialog notebook, and it prints the continuation document and says on stderr what it kept.
+`llmsurgery-compact` is the command: give it a session of any host (Claude Code, Codex, Gemini CLI, opencode: a file, an id,
+or nothing for the current one) or a dialog notebook, and it prints the continuation document and says on stderr what it kept.
 `llmsurgery_compact` is the command as a Python function; the job itself is `service.compact_session`, and this module
 holds what belongs to a command line alone: its flags and their words in messages, the progress bar, signals and the
 standard streams, and the exit status.
@@ -258,7 +258,7 @@ def _recall_usage(recall, list_, version, kw):
           call_toks='N', result_toks='N', in_place_copy='OUT.ipynb', host=host_registry, to=resume_hosts, install_hooks=hook_hosts,
           uninstall_hooks=hook_hosts, show='N[-M]', grep='REGEX')
 def llmsurgery_compact(
-    session:str=None, # A session file (Claude Code or Codex JSONL, aidialog .ipynb), or a session id or its unique start; default: the agent's own (in its shell), else this directory's newest
+    session:str=None, # A session file (a host's log, an aidialog .ipynb), or a session id of any host or its unique start; default: the agent's own (in its shell), else this directory's newest
     out:str=None, # Write the document here instead of to stdout
     notes:str='', # Notes for the continuation, added to the document
     since:str=None, # An earlier document of this session: keep its body verbatim, compact only what came after
@@ -275,11 +275,11 @@ def llmsurgery_compact(
     host:str=None, # Look for sessions of this host only
     list:bool=False, # List this directory's recent sessions instead: host, id, last activity, size, messages, first prompt
     resume:bool=False, # Write a new session in the host's store that starts from the document; print the command that resumes it
-    to:str=None, # Resume in this host's store instead: a Claude Code session continues in Codex, a Codex thread in Claude Code
-    exec:bool=False, # Resume, then run that command (`claude --resume ID` or `codex resume ID`)
+    to:str=None, # Resume in this host's store instead: a session of one host continues in another (Claude Code's in Codex, say)
+    exec:bool=False, # Resume, then run the host's command that continues it (`claude --resume ID`, `codex resume ID`, `gemini --resume ID`, `opencode -s ID`)
     version:bool=False, # Print the version and exit
-    install_hooks:str=None, # Put llmsurgery's hooks in this host: its state after each compaction, and `/compact llmsurgery`
-    uninstall_hooks:str=None, # Take llmsurgery's hooks out of this host, leaving the rest of its settings as they were
+    install_hooks:str=None, # Put llmsurgery's hooks (opencode: a plugin) in this host: its state after each compaction, and `/compact llmsurgery` (Gemini CLI: the prompt `compact with llmsurgery`; opencode: none)
+    uninstall_hooks:str=None, # Take llmsurgery's hooks (or plugin) out of this host, leaving the rest of its settings as they were
     show:str=None, # Print message N of the transcript whole, or messages N-M (in a dialog: message ids), each led by #N, instead
     grep:str=None, # Print each line of the transcript's messages that REGEX matches, as `#N: line`, instead
 ):

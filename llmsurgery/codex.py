@@ -408,5 +408,5 @@ codex_host = Host('codex', 'Codex', read=read_codex, mark=cx_boundary_mark, is_b
                   hooks_file=codex_hooks_file, hook_events=cx_hook_events, hook_job=cx_hook_job,
                   compacted_part=cx_compacted_part, context_cap=cx_context_cap, context_len=cx_context_len,
                   trust_file=codex_config, trust=cx_trust, untrust=cx_untrust,
-                  session_env='CODEX_THREAD_ID')
+                  session_env='CODEX_THREAD_ID', tui_resume='/resume {id}')
 

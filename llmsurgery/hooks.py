@@ -305,7 +305,7 @@ def _state(host, inp, out, err):
     return 0
 
 def _resume(host, inp, out, err):
-    "The resumable session written, the message naming `/resume` on stderr, and status 2: the host's step is blocked"
+    "The resumable session written, the message naming how to continue it on stderr, and status 2: the host's step is blocked"
     from llmsurgery.service import hook_resume
     _,msg = hook_resume(inp['transcript_path'], host, inp.get('cwd'))
     err.write(msg+'\n')

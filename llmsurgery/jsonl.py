@@ -316,6 +316,7 @@ class Host:
         remove_session:callable=None, # `remove_session(ref)`: take a session llmsurgery wrote out of the store (None: a file, unlinked)
         plugin_file:callable=None, # `plugin_file()`: where a host that loads plugins, not hook commands, loads llmsurgery's from
         plugin_text:callable=None, # `plugin_text(cmd)`: that plugin's text, running llmsurgery's hook command `cmd`
+        tui_resume:str=None, # what the user types in the host's TUI to continue session `{id}`: '/resume {id}' (None: the shell command)
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'
 

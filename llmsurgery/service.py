@@ -540,9 +540,9 @@ def compacted_state(path, host, cwd=None, cmd='llmsurgery-compact'):
 
 # %% ../nbs/16_service.ipynb #5d620be2
 def hook_resume(path, host, cwd=None):
-    "`(Compaction, message)`: the session at `path` continued as `--resume` does, and the message naming the `/resume`"
+    "`(Compaction, message)`: the session at `path` continued as `--resume` does, and the message naming how to continue"
     c = compact_session(path, resume=True, cwd=cwd)
     new,cmd = c.new
-    sid = host.session_id(new)
-    said = f'llmsurgery compacted this session with no model call: type /resume {sid} to continue from it'
+    how = f'type {host.tui_resume.format(id=host.session_id(new))}' if host.tui_resume else f'run {cmd} in a shell'
+    said = f'llmsurgery compacted this session with no model call: {how} to continue from it'
     return c,'\n'.join([said, *c.lines, f'the new session: {new} (from a shell: {cmd})'])

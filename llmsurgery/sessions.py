@@ -300,16 +300,17 @@ def write_resume(session, doc, cwd=None, to=None):
 
 # %% ../nbs/15_sessions.ipynb #bff1f3d8
 _prompt_w = 60   # characters of a session's first prompt in a listing
+_host_w = max(map(len, host_registry))   # the host column: as wide as the longest host name
 
 def session_row(o):
     "One line of `--list` for `SessionInfo` `o`: host, id, last activity, size, messages, first prompt"
     when = time.strftime('%Y-%m-%d %H:%M', time.localtime(o.activity))
     p = ' '.join(o.first_prompt.split())
     p = p if len(p)<=_prompt_w else p[:_prompt_w-1]+'…'
-    return f'{o.host:<6}  {o.id:<36}  {when:<16}  {tqdm.format_sizeof(o.size, "B"):>7}  {o.messages:>8,}  {p}'
+    return f'{o.host:<{_host_w}}  {o.id:<36}  {when:<16}  {tqdm.format_sizeof(o.size, "B"):>7}  {o.messages:>8,}  {p}'
 
 # %% ../nbs/15_sessions.ipynb #a4640358
 def session_table(infos):
     "Sessions as a table under a header, one line each"
-    head = f'{"host":<6}  {"id":<36}  {"last activity":<16}  {"size":>7}  {"messages":>8}  first prompt'
+    head = f'{"host":<{_host_w}}  {"id":<36}  {"last activity":<16}  {"size":>7}  {"messages":>8}  first prompt'
     return '\n'.join([head, *map(session_row, infos)])

@@ -21,3 +21,12 @@ def test_proc_nbs_from_a_fresh_copy(tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     notebooks = sorted(f.name for f in (root/'nbs').glob('*.ipynb'))
     assert sorted(f.name for f in (repo/'_proc').glob('*.ipynb')) == notebooks   # every page was processed
+
+def test_outputs_show_no_local_folder():
+    "Stored outputs show the repository's files as from its root, not in the folder of whoever ran the notebook, nor a temporary one"
+    import json, re
+    local = re.compile(r'/[\w.+-]+/(?:examples|tests/data)/[\w.-]+\.jsonl|/\.venv/bin/python\S* -P -m llmsurgery\.hooks|/tmp/tmp\w+')
+    def text(o): return ''.join(o.get('text', '')) + ''.join(o.get('data', {}).get('text/plain', ''))
+    found = [(nb.name, c.get('id'), m) for nb in sorted((root/'nbs').glob('*.ipynb')) for c in json.loads(nb.read_text())['cells']
+             for o in c.get('outputs', []) for m in local.findall(text(o))]
+    assert not found, found

@@ -33,3 +33,16 @@ def test_choices_are_shown_not_enforced():
     rc,o,e = run('--install-hooks', 'gemini-not-a-host')
     assert (rc, o) == (2, '')
     assert e.startswith("llmsurgery-compact: error: unknown host 'gemini-not-a-host'") and len(e.splitlines()) == 1, e
+
+def help_of(help_text, arg):
+    "The help of `arg` (`--flag` or `SESSION`) in `help_text`, on one line: from its line to the next argument's"
+    m = re.search(rf'^  {arg}\b(.*?)(?=^  \S|\Z)', help_text, re.M|re.S)
+    return ' '.join(m[1].split())
+
+def test_host_options_name_every_host():
+    "The help of the host options speaks of any host, not of Claude Code and Codex alone: --exec names each host's command"
+    rc,o,e = run('--help')
+    h = {k: help_of(o, k) for k in ('SESSION', '--to', '--exec', '--install-hooks')}
+    for k in h: assert 'Claude Code or Codex' not in h[k] and 'or codex' not in h[k], (k, h[k])
+    for n in host_registry: assert f'`{n} ' in h['--exec'], (n, h['--exec'])
+    assert 'a Codex thread in Claude Code' not in h['--to'] and 'opencode' in h['--install-hooks']

@@ -341,3 +341,22 @@ def test_codex_whole_addition_reaches_the_model(hosts, tmp_path):
     assert 8_000 <= len(add.encode()) <= 10_000, len(add.encode())
     assert 'ERR-3' in add and 'TASK-BIG' not in add           # Codex kept the user's message itself
     no_failures(home)
+
+# ---------------------------------------------------------------- the message, every host
+
+@pytest.mark.parametrize('name', ['claude', 'codex', 'gemini'])
+def test_hook_resume_names_the_hosts_own_way_to_continue(name, tmp_path, monkeypatch):
+    "`/compact llmsurgery`'s message: `/resume ID` where the host's TUI takes an id, else the host's own shell command"
+    from llmsurgery.service import hook_resume
+    from llmsurgery.sessions import host_registry
+    for k, v in (sandbox_env(tmp_path) | dict(GEMINI_CLI_HOME=str(tmp_path))).items(): monkeypatch.setenv(k, v)
+    work = tmp_path/'work'; work.mkdir()
+    src = dict(claude='examples/claude_short.jsonl', codex='examples/codex_short.jsonl',
+               gemini='tests/data/gemini/gemini_compressed.jsonl')[name]
+    host = host_registry[name]
+    c, msg = hook_resume(Path(__file__).resolve().parent.parent/src, host, cwd=work)
+    sid, cmd = host.session_id(c.new[0]), c.new[1]
+    first = msg.splitlines()[0]
+    assert cmd.argv[0] == name and sid in cmd.argv, cmd
+    if name == 'gemini': assert first.endswith(f'run {cmd} in a shell to continue from it') and '/resume' not in first
+    else: assert resume_id(first) == sid

@@ -200,7 +200,7 @@ def test_compact_with_llmsurgery_is_blocked_and_resumes(hooked):
     with GeminiMock([text('must not be asked')]) as s:
         rc, out, err = run_gemini(js, home, cwd, gm_compact_prompt, s, '--resume', sid)
     assert not s.model_requests()                                      # blocked: no model call
-    new = re.search(r'type /resume (\S+) to continue', out + err)[1]
+    new = re.search(r'run gemini --resume (\S+) in a shell to continue', out + err)[1]   # its TUI's /resume takes no id
     s = turn(js, home, cwd, 'REQUEST-OMEGA: go on', [text('Going on.')], '--resume', new)
     sent = contents_text(s.model_requests()[0]['body'])
     assert 'TASK-ALPHA' in sent and 'Process Group PGID' not in sent

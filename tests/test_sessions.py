@@ -311,3 +311,12 @@ def test_all_counts_the_largest_context_held():
             counts.append(sum(u.get(k) or 0 for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens')))
     a, s = quiet(p, all=True), quiet(p)
     assert a.host_toks == max(counts) < 299_742 and s.host_toks == counts[-1]
+
+def test_list_columns_line_up_for_every_host():
+    "`--list` rows of every registered host, `opencode` the longest name, start their id in the header's id column"
+    from types import SimpleNamespace
+    from llmsurgery.sessions import host_registry, session_table
+    infos = [SimpleNamespace(host=h, id=f'{h[:2]}-id', activity=0, size=1, messages=1, first_prompt='hi') for h in host_registry]
+    head, *rows = session_table(infos).splitlines()
+    assert 'opencode' in host_registry and len(rows) == len(host_registry)
+    assert {r.index(f'{h[:2]}-id') for r,h in zip(rows, host_registry)} == {head.index('id')}
