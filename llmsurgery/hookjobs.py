@@ -79,7 +79,9 @@ def gm_may_be_new(path):
     with open(path, 'rb') as f:
         n,start = os.fstat(f.fileno()).st_size,gm_looked_to(f, gm_seen(path))
         if not n: return False
-        with mmap.mmap(f.fileno(), n, access=mmap.ACCESS_READ) as m: return m.find(tag, max(start-len(tag)+1, 0))>=0
+        try:
+            with mmap.mmap(f.fileno(), n, access=mmap.ACCESS_READ) as m: return m.find(tag, max(start-len(tag)+1, 0))>=0
+        except (OSError, ValueError): return True   # a file that can't be mapped, or was cut meanwhile: the exact check
 
 def gm_hook_job(inp):
     "The job a Gemini hook's stdin `inp` asks for: 'resume' on the prompt that asks, 'state' after a new compression"
