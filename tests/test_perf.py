@@ -246,14 +246,15 @@ def hook_modules(name, event, tmp_path):
     r = json.loads(last)
     return r['status'], set(r['modules']), said
 
+HEAVY = {'tiktoken', 'aidialog', 'llmsurgery.service', 'llmsurgery.sessions', 'llmsurgery.claude', 'llmsurgery.codex',
+         'llmsurgery.gemini', 'llmsurgery.jsonl', 'orjson', 'fastcore'}
+
 @pytest.mark.parametrize('name,event', PASS_EVENTS)
 def test_a_hook_with_nothing_to_do_imports_nothing_heavy(name, event, tmp_path):
     "An event the hook lets pass is decided before the service, the hosts, aidialog or tiktoken are imported"
     status, mods, said = hook_modules(name, event, tmp_path)
     assert (status, said) == (0, [])
-    heavy = {'tiktoken', 'aidialog', 'llmsurgery.service', 'llmsurgery.sessions', 'llmsurgery.claude', 'llmsurgery.codex',
-             'llmsurgery.jsonl', 'orjson', 'fastcore'}
-    assert not heavy & mods, heavy & mods
+    assert not HEAVY & mods, HEAVY & mods
     assert not (tmp_path/'state'/'llmsurgery'/'hooks.log').exists()
 
 def test_a_hook_with_a_job_imports_the_service(tmp_path):
@@ -262,3 +263,55 @@ def test_a_hook_with_a_job_imports_the_service(tmp_path):
     status, mods, said = hook_modules('codex', ev, tmp_path)
     assert (status, said) == (0, []) and {'llmsurgery.service', 'tiktoken'} <= mods
     assert 'gone.jsonl' in (tmp_path/'state'/'llmsurgery'/'hooks.log').read_text()
+
+# --- Gemini's BeforeAgent hook runs on every prompt: a look at the log's new tail, the exact replay only past a new snapshot ---
+GM_LOG = root/'tests'/'data'/'gemini'/'gemini_compressed.jsonl'
+GM_STATE = "llmsurgery's state of the part of this session that was just compacted"
+GM_TURN = b'{"id":"u9","timestamp":"t","type":"user","content":[{"text":"and the header?"}]}\n'
+
+def gm_prompt(log): return dict(hook_event_name='BeforeAgent', prompt='fix the parser', session_id='s', transcript_path=str(log))
+
+def gm_again(log):
+    "The log's last compression written again, its messages under new ids: a new compression"
+    rec = [l for l in GM_LOG.read_bytes().splitlines(keepends=True) if b'"$set"' in l and b'<state_snapshot>' in l][-1]
+    with open(log, 'ab') as f: f.write(rec.replace(b'"id":"', b'"id":"again-'))
+
+@pytest.fixture
+def gm_told(tmp_path):
+    "A copy of the genuine Gemini log whose compression the hook has told of (that first run imports the service)"
+    log = tmp_path/'session.jsonl'
+    log.write_bytes(GM_LOG.read_bytes())
+    status, mods, said = hook_modules('gemini', gm_prompt(log), tmp_path)
+    assert status == 0 and len(said) == 1 and GM_STATE in said[0] and 'llmsurgery.service' in mods
+    return log
+
+def test_gemini_ordinary_prompt_imports_nothing_heavy(gm_told, tmp_path):
+    "An ordinary prompt on a log that grew without a compression is let pass having imported nothing heavy"
+    with open(gm_told, 'ab') as f: f.write(GM_TURN)
+    for _ in range(2):
+        status, mods, said = hook_modules('gemini', gm_prompt(gm_told), tmp_path)
+        assert (status, said) == (0, []) and not HEAVY & mods, HEAVY & mods
+    assert not (tmp_path/'state'/'llmsurgery'/'hooks.log').exists()
+
+def test_gemini_new_compression_told_exactly_once(gm_told, tmp_path):
+    "A compression written after the hook looked is told of on the next prompt, once; then the prompts are light again"
+    gm_again(gm_told)
+    runs = [hook_modules('gemini', gm_prompt(gm_told), tmp_path) for _ in range(3)]
+    assert [len(said) for _, _, said in runs] == [1, 0, 0] and GM_STATE in runs[0][2][0]
+    assert 'llmsurgery.service' in runs[0][1] and not HEAVY & runs[2][1]
+    assert not (tmp_path/'state'/'llmsurgery'/'hooks.log').exists()
+
+def test_gemini_replaced_or_shrunk_log_is_checked_exactly(gm_told, tmp_path):
+    "A log replaced by another file, or cut shorter, is replayed (no stale size trusted): told of nothing it was told of"
+    new = tmp_path/'new.jsonl'
+    new.write_bytes(gm_told.read_bytes()+GM_TURN)
+    new.replace(gm_told)
+    status, mods, said = hook_modules('gemini', gm_prompt(gm_told), tmp_path)
+    assert (status, said) == (0, []) and 'llmsurgery.gemini' in mods           # the exact check ran, and told nothing
+    gm_told.write_bytes(b''.join(GM_LOG.read_bytes().splitlines(keepends=True)[:-1]))   # shorter, in place
+    gm_again(gm_told)
+    status, mods, said = hook_modules('gemini', gm_prompt(gm_told), tmp_path)
+    assert len(said) == 1 and GM_STATE in said[0]
+    gm_told.write_bytes(b''.join(l for l in GM_LOG.read_bytes().splitlines(keepends=True) if b'<state_snapshot>' not in l))
+    status, mods, said = hook_modules('gemini', gm_prompt(gm_told), tmp_path)
+    assert (status, said) == (0, []) and not HEAVY & mods                      # no snapshot at all: no job
