@@ -119,7 +119,7 @@ def _job(session, cwd, host, **kw):
 def session_doc(
     session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`: compact the newest session of this project directory (None: the current directory)
-    host:str=None, # Look only in this host's store: 'claude' or 'codex' (None: both)
+    host:str=None, # Look only in this host's store: 'claude', 'codex', 'gemini' or 'opencode' (None: every host's)
     max_toks:int=None, # Fit the whole document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
     notes:str='', # Notes for the continuation, added after the conversation
     since:str=None, # Path of an earlier continuation document of this session: its body is kept verbatim and only what came after is compacted
@@ -133,7 +133,7 @@ def session_doc(
 # %% ../nbs/30_skill.ipynb #e064769a
 def recent_sessions(
     cwd:str=None, # The project directory whose sessions to list (None: the current directory)
-    host:str=None, # List only this host's sessions: 'claude' or 'codex' (None: both)
+    host:str=None, # List only this host's sessions: 'claude', 'codex', 'gemini' or 'opencode' (None: every host's)
     n:int=20, # At most this many, the newest
 )->str: # A header line, then one line per session: host, id, last activity, size, messages, first prompt
     "The newest sessions Claude Code and Codex keep for directory `cwd`; pass an id to `session_doc` or `resume_session`"
@@ -167,7 +167,7 @@ def resume_session(
     notes:str='', # As in `session_doc`
     since:str=None, # As in `session_doc`
     all:bool=False, # As in `session_doc`
-    to:str=None, # Continue in this agent instead, 'claude' or 'codex' (None: the session's own): a Claude Code session in Codex, a Codex thread in Claude Code
+    to:str=None, # Continue in this agent instead, 'claude', 'codex', 'gemini' or 'opencode' (None: the session's own): a Claude Code session in Codex, say
     **kwargs
 )->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` when it must run elsewhere)
     "Write a new session in the host's store (or `to`'s) that opens with the continuation document of `session`, and give the command that resumes it"
