@@ -13,16 +13,17 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix_surrogates', 'SessionWarning', 'record_fmt',
-           'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'err_text', 'media_tag',
+           'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'err_text', 'new', 'media_tag',
            'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host', 'StoreRef', 'is_ref']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
 import json, os, re, warnings
+from copy import copy
 from datetime import datetime, timezone
 from pathlib import Path
 import orjson
 from fastcore.basics import store_attr, first, patch
-from aidialog.msg_parts import InputImage, InputFile
+from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputImage, InputFile
 from .inject import is_injected
 
 # %% ../nbs/12_jsonl.ipynb #638086d2
@@ -235,6 +236,21 @@ def lines_before(f, offset, block=_count_block):
 def err_text(s):
     "Tool-result text `s` marked as an error"
     return s if s.lstrip().lower().startswith(('error', '<tool_use_error>')) else f'Error: {s}'
+
+# %% ../nbs/12_jsonl.ipynb #34325f0a
+@patch
+def replace(self:Msg, **kw):
+    "A copy of this message with `kw` attributes changed, as `Part.replace` copies a part"
+    res = copy(self)
+    res.__dict__.update(kw)
+    return res
+
+_blanks = {c: c() for c in (Text, Thinking, ToolUse, ToolResult)} | {Msg: Msg(None, [])}
+
+def new(cls, **kw):
+    "`cls(**kw)` for `Msg` or a text or tool part class, made as a blank one's `replace`: the same object, a quarter of the cost"
+    if cls in (ToolUse, ToolResult): kw.setdefault('arguments', {})   # a dict of its own, never the blank's
+    return _blanks[cls].replace(**kw)
 
 # %% ../nbs/12_jsonl.ipynb #38b2a734
 def media_tag(typ, mime=None):
