@@ -13,13 +13,14 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/service.html.md"""
 # %% auto #0
 __all__ = ['default_max_toks', 'show_bytes', 'api_terms', 'cli_terms', 'exact', 'grep_width', 'quiet_tools', 'shell_tools',
            'unit_scale', 'lost_policy', 'state_share', 'given_path', 'existing_file', 'session_at', 'output_path',
-           'read_earlier', 'doc_target', 'Compaction', 'with_opening_doc', 'compact_session', 'Recall', 'exact_args',
-           'ExactStyle', 'recall_items', 'clamp_note', 'pick', 'Bound', 'show_blocks', 'bounded', 'show_session',
-           'clip_match', 'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level', 'cut_to', 'fit_facts',
-           'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume']
+           'read_earlier', 'doc_target', 'Compaction', 'with_opening_doc', 'gc_paused', 'compact_session', 'Recall',
+           'exact_args', 'ExactStyle', 'recall_items', 'clamp_note', 'pick', 'Bound', 'show_blocks', 'bounded',
+           'show_session', 'clip_match', 'grep_lines', 'grep_session', 'hook_facts', 'cut_middle', 'water_level',
+           'cut_to', 'fit_facts', 'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume']
 
 # %% ../nbs/16_service.ipynb #a1bb0d68
-import re, re2, shlex, warnings
+import gc, re, re2, shlex, warnings
+from contextlib import contextmanager
 from bisect import bisect_right
 from pathlib import Path
 from fastcore.utils import *
@@ -142,6 +143,16 @@ def _check_job(s, since, max_toks, resume, copy, to=None):
     if copy and max_toks: raise ValueError('max_toks fits a document: an in_place_copy keeps every prompt')
     if s.fmt!='ipynb' and copy: raise ValueError('in_place_copy applies to dialog notebooks only')
 
+# %% ../nbs/16_service.ipynb #b431138f
+@contextmanager
+def gc_paused():
+    "The cyclic garbage collector paused inside the block, and left as it was found"
+    on = gc.isenabled()
+    gc.disable()
+    try: yield
+    finally:
+        if on: gc.enable()
+
 # %% ../nbs/16_service.ipynb #25f9d67c
 def compact_session(session=None, out=None, notes='', since=None, max_toks=None, all=False, sidechains=False, report=False,
                     in_place_copy=None, overwrite=True, resume=False, to=None, cwd=None, host=None, progress=noop,
@@ -151,12 +162,13 @@ def compact_session(session=None, out=None, notes='', since=None, max_toks=None,
     if out and in_place_copy: raise ValueError('out and in_place_copy exclude each other')
     out,copy = [o and output_path(o, path, w, overwrite) for o,w in ((out, 'out'), (in_place_copy, 'in_place_copy'))]
     earlier,pol = since and read_earlier(since),Policy(**budgets)
-    s,warns = _read(path, all, sidechains, progress)
-    _check_job(s, since, max_toks, resume, copy, to)
-    n,grow = doc_target(max_toks)
-    doc_kw = dict(notes=notes, since=earlier, max_toks=n, grow=grow, **pol)
-    if s.fmt=='ipynb': res = _dialog_job(s, path, notes, copy, pol, n, grow)
-    else: res = _transcript_job(s, path, doc_kw, report, resume, cwd, to)
+    with gc_paused():
+        s,warns = _read(path, all, sidechains, progress)
+        _check_job(s, since, max_toks, resume, copy, to)
+        n,grow = doc_target(max_toks)
+        doc_kw = dict(notes=notes, since=earlier, max_toks=n, grow=grow, **pol)
+        if s.fmt=='ipynb': res = _dialog_job(s, path, notes, copy, pol, n, grow)
+        else: res = _transcript_job(s, path, doc_kw, report, resume, cwd, to)
     if out and res.text is not None: atomic_write(out, res.text+'\n')
     res.lines = warns + list(res.lines)
     return res
@@ -217,7 +229,7 @@ def _earlier_items(s, warns):
 
 def _recall_read(session, cwd, host):
     "`(items, render, warning lines)`: `session` read whole for recall, after the transcripts it continues; what the reader skipped"
-    s,warns = _read(session_at(find_session(session, cwd, host)), True, False, noop)
+    with gc_paused(): s,warns = _read(session_at(find_session(session, cwd, host)), True, False, noop)
     items,render = recall_items(s)
     if s.fmt=='ipynb' or not s.chain: return items,render,warns
     return _earlier_items(s, warns) + [o for o in items if not _copy_of_doc(o[1])],render,warns
