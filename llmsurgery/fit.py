@@ -88,7 +88,7 @@ class _Fitter:
         store_attr('msgs,pol,enc,wrap,r,verbatim')   # verbatim: `wrap` keeps the rendering as it is
         mins = min_budgets(enc)._asdict()
         self.floors = {k: min(pol[k], max(mins[k], ifnone(floors, fit_floors)[k])) for k in Budgets._fields}
-        self.cache,self.memo,self.sizes,self.firsts,self.n,self.counted = {},WindowMemo(enc),{},{},n,{}
+        self.cache,self.memo,self.sizes,self.firsts,self.n,self.counted,self.reads = {},WindowMemo(enc),{},{},n,{},{}
         self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc, r)
         self.starts = turn_starts(msgs, r)
         later = [i for i in self.starts if i>0][::-1]
@@ -104,9 +104,12 @@ class _Fitter:
         tb = _tail_budgets(b, x)
         return [(i, tb if i in self.tail else b) for i in range(start, ifnone(end, len(self.msgs)))]
     def _key(self, i, b):
-        "What message `i`'s rendering with `Budgets` `b` depends on"
+        "What message `i`'s rendering with `Budgets` `b` depends on: an assistant message's, only the budgets it reads"
         role = self.msgs[i].role
-        return i, b.user_toks if role=='user' else (b.asst_toks, b.call_toks) if role=='assistant' else b.result_toks
+        if role!='assistant': return i, b.user_toks if role=='user' else b.result_toks
+        if i not in self.reads: self.reads[i] = asst_reads(self.msgs[i])
+        prose,calls = self.reads[i]
+        return i, b.asst_toks if prose else None, b.call_toks if calls else None
     def _msgs(self, jobs):
         "The text of each `(i, Budgets)` in `jobs`, cached; those not cached yet rendered together (on two cores)"
         keys = [self._key(i, b) for i,b in jobs]

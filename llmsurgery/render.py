@@ -15,9 +15,9 @@ __all__ = ['call_renderers', 'dsl', 'compact_policy', 'turn_sep', 'tool_part', '
            'flat_lines', 'result_lines', 'result_prep', 'compact_result', 'result_line', 'result_part', 'fence_min',
            'fenced_code', 'bash_call', 'call_args', 'generic_call', 'compact_call', 'substantive', 'is_injected_msg',
            'Renderer', 'compact_user_part', 'join_lines', 'compact_user', 'compact_asst_part', 'compact_asst',
-           'compact_tool', 'compact_msg', 'Budgets', 'min_budgets', 'Policy', 'Rendering', 'as_msg', 'turn_starts',
-           'tail_idxs', 'render_msg', 'was_cut', 'turn_groups', 'turns_of', 'turn_text', 'join_turns', 'chat_stats',
-           'policy_chat']
+           'asst_reads', 'compact_tool', 'compact_msg', 'Budgets', 'min_budgets', 'Policy', 'Rendering', 'as_msg',
+           'turn_starts', 'tail_idxs', 'render_msg', 'was_cut', 'turn_groups', 'turns_of', 'turn_text', 'join_turns',
+           'chat_stats', 'policy_chat']
 
 # %% ../nbs/04_render.ipynb #15512a1b
 import re
@@ -287,6 +287,12 @@ def asst(self:Renderer, m, text_toks, call_toks, enc=None):
 def compact_asst(m, text_toks, call_toks, enc=None):
     "Render an assistant message."
     return dsl.asst(m, text_toks, call_toks, enc)
+
+# %% ../nbs/04_render.ipynb #d1e088e3
+def asst_reads(m):
+    "`(prose, calls)`: does the rendering of assistant message `m` read its prose budget, its calls budget?"
+    calls = [isinstance(p, (ToolUse, ToolResult)) for p in m.content if p.says('assistant')]
+    return not all(calls),any(calls)
 
 # %% ../nbs/04_render.ipynb #0d2c828c
 @patch
