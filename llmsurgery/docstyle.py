@@ -18,8 +18,9 @@ __all__ = ['head_cap', 'boilerplate', 'done_mark', 'rel_path', 'doc_args', 'call
 
 # %% ../nbs/05_docstyle.ipynb #5bc50450
 import re
-from bisect import bisect_left
-from itertools import accumulate, chain
+from bisect import bisect_left, bisect_right, insort
+from itertools import accumulate, chain, islice
+from operator import ne
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, mk_msg
 from .toks import *
@@ -85,6 +86,7 @@ def is_boilerplate(s):
 # %% ../nbs/05_docstyle.ipynb #8c2feb2d
 def runs_counted(ls):
     "Lines `ls` with each run of identical lines as one, followed by how many there were: `x (×3)`"
+    if all(map(ne, ls, islice(ls, 1, None))): return list(ls)   # most results repeat no line: no loop in Python
     runs = []
     for l in ls:
         if runs and runs[-1][0]==l: runs[-1][1] += 1
@@ -99,10 +101,11 @@ def doc_prep(s):
 _diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
 _diag_words = 'error', 'fail', 'fatal', 'traceback', 'exception', 'panic', 'assert', 'not found', 'no such', 'denied'
 
+_diag_low = re.compile('|'.join(_diag_words))
+
 def _may_diag(l):
     "Might line `l` match `_diag_re`? A quicker test that lets no match through: its words in lower case, its line starts"
-    low = l.lower()
-    return l.startswith(('E', '** (')) or any(w in low for w in _diag_words)
+    return l.startswith(('E', '** (')) or _diag_low.search(l.lower()) is not None
 
 # %% ../nbs/05_docstyle.ipynb #abd4f29c
 _failed_re = re.compile(r'\s*(?:error|<tool_use_error>|exit code:? *[1-9])', re.IGNORECASE)
@@ -167,10 +170,19 @@ class KeptToks:
         "Tokens of line `i` with the separator before it, each counted once"
         if (sep,i) not in self.parts: self.parts[sep,i] = len_toks(sep+self.ls[i], self.enc)
         return self.parts[sep,i]
+    def sep(self, a, b): return ' ¶ ' if b==a+1 else ' … '
     def __call__(self, ks):
         ks = sorted(ks)
-        n = self.part('> ', ks[0]) + sum(self.part(' ¶ ' if b==a+1 else ' … ', b) for a,b in zip(ks, ks[1:]))
+        n = self.part('> ', ks[0]) + sum(self.part(self.sep(a, b), b) for a,b in zip(ks, ks[1:]))
         return n + (self.end if ks[-1]<len(self.ls)-1 else 0)
+    def add(self, ks, n, i):
+        "`self(ks+[i])`, for sorted `ks` of `n` tokens: only the separators beside `i` and the end change"
+        if not ks: return self([i])
+        j,last = bisect_right(ks, i),len(self.ls)-1
+        a,b = (ks[j-1] if j else None),(ks[j] if j<len(ks) else None)
+        if a is None: return n - self.part('> ', b) + self.part('> ', i) + self.part(self.sep(i, b), b)
+        if b is None: return n - (self.end if a<last else 0) + self.part(self.sep(a, i), i) + (self.end if i<last else 0)
+        return n - self.part(self.sep(a, b), b) + self.part(self.sep(a, i), i) + self.part(self.sep(i, b), b)
 
 # %% ../nbs/05_docstyle.ipynb #46954c2e
 def error_result(s, max_toks, enc=None):
@@ -182,9 +194,9 @@ def error_result(s, max_toks, enc=None):
     ls = CutLines(ls, max(24, n//3), enc)   # a diagnostic line says what went wrong at its start
     found = list(ls.flagged())
     firsts,ls.times = first_of_each(ls.raw, found)
-    again,kept,toks = set(found)-set(firsts),[],KeptToks(ls, enc)   # a diagnostic line that recurs is said once
+    again,kept,toks,have = set(found)-set(firsts),[],KeptToks(ls, enc),0   # a diagnostic line that recurs is said once
     for i in _picks(len(ls), firsts):
-        if i not in again and toks(kept+[i])<=n: kept = kept+[i]
+        if i not in again and (t := toks.add(kept, have, i))<=n: insort(kept, i); have = t
     return result_line(_join_kept(ls, kept)) if kept else compact_result(s, n, enc)
 
 # %% ../nbs/05_docstyle.ipynb #e09a6828
