@@ -37,7 +37,6 @@ if os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact':   # 
 
 # %% ../nbs/20_cli.ipynb #07f15420
 import re, shutil
-from tqdm import tqdm
 from pathlib import Path
 from fastcore.utils import *
 import inspect
@@ -54,11 +53,12 @@ big_file = 4_000_000
 _bar_step = 1<<20   # the bar moves a megabyte at a time: tqdm's update per line would cost more than parsing it
 
 def progress_bar(path, file=None, disable=None):
-    "A tqdm bar on stderr for reading the session at `path`, or None when the file is small"
-    size = Path(path).stat().st_size
-    if size<big_file: return None
+    "A tqdm bar on stderr (`file`) for reading the session at `path`; None when the file is small or nobody sees it"
+    size,file = Path(path).stat().st_size,file or sys.stderr
+    if size<big_file or disable or (disable is None and not file.isatty()): return None   # tqdm's own test of who sees it
+    from tqdm import tqdm   # imported only for a bar that shows: the import costs as much as reading 10 MB
     tqdm.monitor_interval = 0   # no monitor thread: a single-threaded process may render on both cores (a fork)
-    return tqdm(total=size, unit='B', unit_scale=True, desc='reading', file=file or sys.stderr, leave=False, disable=disable)
+    return tqdm(total=size, unit='B', unit_scale=True, desc='reading', file=file, leave=False, disable=disable)
 
 # %% ../nbs/20_cli.ipynb #9ebf8947
 def bar_lines(bar):

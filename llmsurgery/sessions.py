@@ -23,7 +23,6 @@ from collections import Counter
 from functools import cached_property
 from pathlib import Path
 from fastcore.basics import store_attr, noop, first
-from tqdm import tqdm
 from .jsonl import SessionWarning, last_boundary, lines_before, last_time, LogMsgs, records, record_fmt, dropped_text, is_ref
 from .claude import claude_host
 from .codex import codex_host
@@ -304,6 +303,7 @@ _host_w = max(map(len, host_registry))   # the host column: as wide as the longe
 
 def session_row(o):
     "One line of `--list` for `SessionInfo` `o`: host, id, last activity, size, messages, first prompt"
+    from tqdm import tqdm   # its sizes' format, imported by the listing alone: a compaction never pays for it
     when = time.strftime('%Y-%m-%d %H:%M', time.localtime(o.activity))
     p = ' '.join(o.first_prompt.split())
     p = p if len(p)<=_prompt_w else p[:_prompt_w-1]+'…'
