@@ -17,7 +17,7 @@ GNU `time` (or a small wrapper interpreter) reports it for that one process. The
 line by line with stdlib `json.loads` in a fresh interpreter. Prints a markdown table: time, ratio to the floor, peak RSS, RSS as a multiple of the file size, and the 1-minute load
 average when the case started (the numbers are only as quiet as the machine).
 """
-import argparse, os, platform, random, re, subprocess, sys, tempfile, time, uuid
+import argparse, compileall, os, platform, random, re, subprocess, sys, tempfile, time, uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,9 +184,14 @@ def measure(cmd, reps):
     rs = [run(cmd) for _ in range(reps)]
     return min(r[0] for r in rs), max(r[1] for r in rs), rs[-1][2], ld
 
+def compiled(d):
+    "Code directory `d`, its modules byte-compiled as pip installs them: a machine that sets PYTHONDONTWRITEBYTECODE would compile each on every run"
+    compileall.compile_dir(str(d/'llmsurgery'), quiet=1)
+    return d
+
 def code_dir(cache, rev):
-    "A directory to import `llmsurgery` from: the repository, or the package at git `rev` extracted into the cache"
-    if not rev: return ROOT
+    "A directory to import `llmsurgery` from, byte-compiled: the repository, or the package at git `rev` extracted into the cache"
+    if not rev: return compiled(ROOT)
     sha = subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--verify', f'{rev}^{{commit}}'], capture_output=True, text=True, check=True).stdout.strip()
     d = cache/f'code-{sha[:12]}'
     if not (d/'llmsurgery').is_dir():
@@ -194,7 +199,7 @@ def code_dir(cache, rev):
         arc = subprocess.run(['git', '-C', str(ROOT), 'archive', sha, 'llmsurgery'], capture_output=True, check=True).stdout
         subprocess.run(['tar', '-x', '-C', str(tmp)], input=arc, check=True)
         tmp.replace(d)
-    return d
+    return compiled(d)
 
 def load(): return ' / '.join(f'{x:.2f}' for x in os.getloadavg())
 

@@ -5,7 +5,7 @@ test suite. Rows: `--all` on the ~400 MB chained Claude Code session (bench/e2e.
 repository) against the stdlib JSON-parse floor of the same file, its peak RSS against the file's size, the default read
 against the same floor, the compaction of the synthetic 10,000-message session in process against llmsurgery 0.0.17
 (bench/bench.py installs it in a venv of its own), and Codex's UserPromptSubmit hook letting an ordinary prompt pass,
-against the bare interpreter. `--rev REV` measures that git revision too (extracted into the cache), in the same run: a
+against the bare interpreter. Each version's modules are byte-compiled first, as an installed package's are. `--rev REV` measures that git revision too (extracted into the cache), in the same run: a
 before and after on one machine. The machine may be shared: ratios within one run are what compare.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
@@ -107,7 +107,7 @@ def main():
     print(f'Issue 26 measures: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {e2e.load()} at start\n')
     with tempfile.TemporaryDirectory() as tmp:
         (synth := Path(tmp)/'s.jsonl').write_text('\n'.join(synth_claude(a.msgs, seed=3))+'\n')
-        codes = ([(f'{a.rev} (before)', e2e.code_dir(cache, a.rev))] if a.rev else []) + [('working tree', e2e.ROOT)]
+        codes = ([(f'{a.rev} (before)', e2e.code_dir(cache, a.rev))] if a.rev else []) + [('working tree', e2e.code_dir(cache, None))]
         runs = {n: measures(c, chain, synth, cache, a.reps, tmp) for n,c in codes}
     print_table(runs, a.mb, a.msgs)
     print(f'\nload average at end: {e2e.load()}')
