@@ -17,10 +17,9 @@ __all__ = ['head_cap', 'boilerplate', 'done_mark', 'rel_path', 'doc_args', 'call
            'DocStyle', 'pair_results']
 
 # %% ../nbs/05_docstyle.ipynb #5bc50450
-import re
+import operator, re
 from bisect import bisect_left, bisect_right, insort
 from itertools import accumulate, chain, islice
-from operator import ne
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, mk_msg
 from .toks import *
@@ -53,8 +52,9 @@ def call_head(name, args, cmd=None, keys=_path_args):
 
 def head_budget(head, lead, max_toks, enc=None):
     "`max_toks`, raised so that a cut after `lead` keeps `head` whole, up to `head_cap` tokens"
-    n = max(int(max_toks), 0)
-    return max(n, min(len_toks(f'{lead}{head} …', plain_enc(enc)), head_cap)) if head else n
+    n,s = max(int(max_toks), 0),f'{lead}{head} …'
+    if not head or len(s.encode('utf-8', 'surrogatepass'))<=n: return n   # no more tokens than bytes: nothing to count
+    return max(n, min(len_toks(s, plain_enc(enc)), head_cap))
 
 # %% ../nbs/05_docstyle.ipynb #c4bb8021
 def doc_call(p, max_toks, cwd=None, enc=None, heads=None):
@@ -86,7 +86,7 @@ def is_boilerplate(s):
 # %% ../nbs/05_docstyle.ipynb #8c2feb2d
 def runs_counted(ls):
     "Lines `ls` with each run of identical lines as one, followed by how many there were: `x (×3)`"
-    if all(map(ne, ls, islice(ls, 1, None))): return list(ls)   # most results repeat no line: no loop in Python
+    if all(map(operator.ne, ls, islice(ls, 1, None))): return list(ls)   # most results repeat no line: no loop in Python
     runs = []
     for l in ls:
         if runs and runs[-1][0]==l: runs[-1][1] += 1
@@ -165,11 +165,13 @@ def first_of_each(ls, idxs):
 # %% ../nbs/05_docstyle.ipynb #cf23f7a5
 class KeptToks:
     "Tokens of `result_line(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"
-    def __init__(self, ls, enc): self.ls,self.enc,self.parts,self.end = ls,enc,{},len_toks(' …', enc)
+    def __init__(self, ls, enc):
+        self.ls,self.enc,self.parts,self.end = ls,enc,{},len_toks(' …', enc)
+        self.seps = {s: len_toks(s[:-1], enc) for s in ('> ', ' ¶ ', ' … ')}   # each ends in a space after a non-space
     def part(self, sep, i):
-        "Tokens of line `i` with the separator before it, each counted once"
-        if (sep,i) not in self.parts: self.parts[sep,i] = len_toks(sep+self.ls[i], self.enc)
-        return self.parts[sep,i]
+        "Tokens of line `i` with the separator before it: the separator's, and the line's after its space, counted once"
+        if i not in self.parts: self.parts[i] = len_toks(' '+self.ls[i], self.enc)
+        return self.seps[sep]+self.parts[i]
     def sep(self, a, b): return ' ¶ ' if b==a+1 else ' … '
     def __call__(self, ks):
         ks = sorted(ks)

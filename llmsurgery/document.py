@@ -206,7 +206,7 @@ def since_start(msgs, doc, path=None):
 # %% ../nbs/08_document.ipynb #affc7b4f
 def pasted_prior(msgs):
     "`(earlier body, new messages)`: a continuation document pasted into the user message that opens `msgs`, and what follows it"
-    i = first(turn_starts(msgs))
+    i = first(i for i,m in enumerate(msgs) if dsl.opens_turn(m))   # the first turn's start: no need to find them all
     if i is None or not (sp := split_compaction(msgs[i].text)): return '', msgs
     before,doc,after = sp
     rest = f'{before.strip()}\n\n{after.strip()}'.strip()

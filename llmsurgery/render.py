@@ -417,7 +417,7 @@ def join_turns(msgs, texts, r=dsl, start=0, starts=None):
 # %% ../nbs/04_render.ipynb #fed3067b
 def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None, starts=None):
     "Counts for a report from the `texts` renderer `r` made of `msgs` after the first `dropped`, left out (turns: `starts`)"
-    kept,users = msgs[dropped:],ifnone(starts, turn_starts(msgs, r))
+    kept,users = msgs[dropped:],turn_starts(msgs, r) if starts is None else starts
     cut = lambda i: was_cut(msgs[i], texts[i-dropped], r, enc)
     ucut,udrop = sum(cut(i) for i in users if i>=dropped),sum(i<dropped for i in users)
     return dict(msgs=len(msgs), turns=len(users), dropped_msgs=dropped,   # each turn opens with a user message
@@ -431,5 +431,5 @@ def policy_chat(msgs, pol=None, enc=None, r=dsl):
     msgs,pol = [as_msg(m) for m in msgs],ifnone(pol, Policy(enc))
     tail = tail_idxs(msgs, pol.last_n)
     budgets = lambda i: Budgets.unlimited() if i in tail else pol.budgets
-    texts = fork_map(lambda i: render_msg(msgs[i], budgets(i), r, enc), range(len(msgs)))
-    return Rendering(join_turns(msgs, texts, r), chat_stats(msgs, texts, 0, r, enc))
+    texts,starts = fork_map(lambda i: render_msg(msgs[i], budgets(i), r, enc), range(len(msgs))),turn_starts(msgs, r)
+    return Rendering(join_turns(msgs, texts, r, starts=starts), chat_stats(msgs, texts, 0, r, enc, starts))
