@@ -430,6 +430,7 @@ def policy_chat(msgs, pol=None, enc=None, r=dsl):
     "Render canonical messages as user-led turns by `r` with `Policy` `pol`, the last `pol.last_n` substantive whole"
     msgs,pol = [as_msg(m) for m in msgs],ifnone(pol, Policy(enc))
     tail = tail_idxs(msgs, pol.last_n)
-    budgets = lambda i: Budgets.unlimited() if i in tail else pol.budgets
+    b,whole = pol.budgets,Budgets.unlimited()
+    budgets = lambda i: whole if i in tail else b
     texts,starts = fork_map(lambda i: render_msg(msgs[i], budgets(i), r, enc), range(len(msgs))),turn_starts(msgs, r)
     return Rendering(join_turns(msgs, texts, r, starts=starts), chat_stats(msgs, texts, 0, r, enc, starts))

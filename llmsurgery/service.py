@@ -30,7 +30,8 @@ from .state import state_facts
 from .document import (continuation_doc, compaction_report, report_line, report_table, same_session, path_text,
                                  split_compaction)
 from .dialogs import compact_dialog, shown, dlg_msg
-from .sessions import read_session, find_session, host_named, write_resume, read_head, numbered, SessionWarning, is_ref
+from .par import forked
+from .sessions import read_session, session_start, find_session, host_named, write_resume, read_head, numbered, SessionWarning, is_ref
 from .files import atomic_write, read_regular
 
 # %% ../nbs/16_service.ipynb #3939fea7
@@ -88,11 +89,11 @@ class Compaction(BasicRepr):
     def __init__(self, text=None, lines=(), report=None, new=None): store_attr()
 
 # %% ../nbs/16_service.ipynb #e5c25808
-def _read(path, all, sidechains, progress):
-    "`(Session, warning lines)`: the session at `path`, and what the reader skipped, as lines"
+def _read(path, all, sidechains, progress, start=None):
+    "`(Session, warning lines)`: the session at `path` (read from `start`, `session_start`'s), and what the reader skipped, as lines"
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always', SessionWarning)
-        s = read_session(path, all=all, sidechains=sidechains, progress=progress)
+        s = read_session(path, all=all, sidechains=sidechains, progress=progress, start=start)
     return s,[f'warning: {w.message}' for w in ws if issubclass(w.category, SessionWarning)]
 
 # %% ../nbs/16_service.ipynb #d7ff6b58
@@ -161,9 +162,9 @@ def compact_session(session=None, out=None, notes='', since=None, max_toks=None,
     path = session_at(find_session(session, cwd, host))
     if out and in_place_copy: raise ValueError('out and in_place_copy exclude each other')
     out,copy = [o and output_path(o, path, w, overwrite) for o,w in ((out, 'out'), (in_place_copy, 'in_place_copy'))]
-    earlier,pol = since and read_earlier(since),Policy(**budgets)
-    with gc_paused():
-        s,warns = _read(path, all, sidechains, progress)
+    with gc_paused(), forked(session_start, path, all) as start:   # found on a second core while this one loads the tokenizer
+        earlier,pol = since and read_earlier(since),Policy(**budgets)
+        s,warns = _read(path, all, sidechains, progress, start())
         _check_job(s, since, max_toks, resume, copy, to)
         n,grow = doc_target(max_toks)
         doc_kw = dict(notes=notes, since=earlier, max_toks=n, grow=grow, **pol)

@@ -112,3 +112,22 @@ def test_no_fork_beside_a_thread_python_does_not_count():
             warnings.simplefilter('error')
             assert {p for p in fork_map(lambda x: os.getpid(), range(4000))} == {os.getpid()}
     finally: hold.release()
+
+def test_forked_call_runs_in_a_child_and_gives_its_result():
+    with par.forked(lambda a: (a, os.getpid()), 7) as later:
+        got = later()
+    assert got[0]==7 and got[1]!=os.getpid()
+    with pytest.raises(ChildProcessError): os.waitpid(-1, os.WNOHANG)
+
+def test_forked_error_is_raised_here():
+    def f(): raise KeyError('k9')
+    with par.forked(f) as later:
+        with pytest.raises(KeyError, match='k9'): later()
+    with pytest.raises(ChildProcessError): os.waitpid(-1, os.WNOHANG)
+
+def test_forked_call_not_waited_for_is_stopped():
+    import time
+    t = time.monotonic()
+    with par.forked(time.sleep, 60): pass
+    with pytest.raises(ChildProcessError): os.waitpid(-1, os.WNOHANG)   # killed and reaped, not waited 60 s for
+    assert time.monotonic()-t < 30
