@@ -49,7 +49,7 @@ def cc_result(b, names):
     "A `ToolResult` from a `tool_result` block; `names` maps call ids to tool names"
     txt = cc_strip_trailer(strip_reminders(cc_result_text(b.get('content'))))
     if b.get('is_error'): txt = err_text(txt)
-    return new(ToolResult, id=b.get('tool_use_id'), name=names.get(b.get('tool_use_id')), text=txt)
+    return mk_obj(ToolResult, id=b.get('tool_use_id'), name=names.get(b.get('tool_use_id')), text=txt)
 
 # %% ../nbs/13_claude.ipynb #e7d041ed
 def cc_user_part(b, meta=False):
@@ -58,9 +58,9 @@ def cc_user_part(b, meta=False):
     if t in ('image', 'document'): return None if meta else media_part(b)
     if t != 'text': return None
     s = strip_reminders(b.get('text') or '')
-    if cmd := command_request(s): return new(Text, text=cmd)
+    if cmd := command_request(s): return mk_obj(Text, text=cmd)
     if not s or (meta and not is_skill_text(s)) or is_plumbing(s): return None
-    return new(Text, text=s)
+    return mk_obj(Text, text=s)
 
 # %% ../nbs/13_claude.ipynb #ea520587
 def cc_summary(r):
@@ -82,15 +82,15 @@ def cc_user(r, names, st=None):
     if isinstance(c, str): c = [dict(type='text', text=c)]
     ps = [p for b in c if (p := try_block(_cc_user_block, b, st, names, r.get('isMeta')))]
     res,us = [p for p in ps if isinstance(p, ToolResult)],[p for p in ps if not isinstance(p, ToolResult)]
-    return ([new(Msg, role='tool', content=res)] if res else []) + ([new(Msg, role='user', content=us)] if us else [])
+    return ([mk_obj(Msg, role='tool', content=res)] if res else []) + ([mk_obj(Msg, role='user', content=us)] if us else [])
 
 # %% ../nbs/13_claude.ipynb #ffd613fb
 def _cc_tool_use(b, names):
     names[b.get('id')] = b.get('name')
     args = b.get('input')
-    return new(ToolUse, id=b.get('id'), name=b.get('name'), arguments=args if isinstance(args, dict) else {'input': args})
+    return mk_obj(ToolUse, id=b.get('id'), name=b.get('name'), arguments=args if isinstance(args, dict) else {'input': args})
 
-def _text(cls, s): return new(cls, text=s) if s and isinstance(s, str) else None
+def _text(cls, s): return mk_obj(cls, text=s) if s and isinstance(s, str) else None
 
 _cc_asst = dict(text     = lambda b,names: _text(Text, b.get('text')),
                 thinking = lambda b,names: _text(Thinking, b.get('thinking')),
@@ -178,7 +178,7 @@ def _cc_asst_msgs(r, res, names, last):
     if mid and mid==last and res and res[-1].role=='assistant':   # one API message, written as several records
         res[-1].content += parts
         return [],mid
-    return ([new(Msg, role='assistant', content=parts)] if parts else []),mid
+    return ([mk_obj(Msg, role='assistant', content=parts)] if parts else []),mid
 
 def _cc_msgs(r, res, names, last):
     "The messages of user or assistant record `r`, and the API message id a next record may continue"

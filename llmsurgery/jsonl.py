@@ -13,7 +13,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix_surrogates', 'SessionWarning', 'record_fmt',
-           'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'err_text', 'new', 'media_tag',
+           'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'err_text', 'mk_obj', 'media_tag',
            'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host', 'StoreRef', 'is_ref']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
@@ -254,7 +254,7 @@ def replace(self:Msg, **kw):
 
 _blanks = {c: c() for c in (Text, Thinking, ToolUse, ToolResult)} | {Msg: Msg(None, [])}
 
-def new(cls, **kw):
+def mk_obj(cls, **kw):
     "`cls(**kw)` for `Msg` or a text or tool part class, made as a blank one's `replace`: the same object, a quarter of the cost"
     if cls in (ToolUse, ToolResult): kw.setdefault('arguments', {})   # a dict of its own, never the blank's
     return _blanks[cls].replace(**kw)
