@@ -13,7 +13,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/par.html.md"""
 __all__ = ['par_min', 'par_chunk', 'os_threads', 'can_fork', 'fork_map', 'forked']
 
 # %% ../nbs/02_par.ipynb #a498ec63
-import os, pickle, signal, sys, threading
+import gc, os, pickle, signal, sys, threading
 from contextlib import contextmanager
 from array import array
 
@@ -58,6 +58,7 @@ def _child(f, xs, chunks, q, w):
     "In the forked child: its share of the work, pickled into fd `w`; never returns"
     code = 1
     try:
+        gc.disable()   # it lives for one job: a collection would write to every object it walks, copying pages it shares with the parent
         for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
         data = pickle.dumps(_work(f, xs, chunks, q), pickle.HIGHEST_PROTOCOL)
         with os.fdopen(w, 'wb') as fh: fh.write(data)
@@ -101,6 +102,7 @@ def _call_child(f, args, w):
     "In the forked child: `f(*args)`, pickled into fd `w` as a 1-tuple; never returns"
     code = 1
     try:
+        gc.disable()   # it lives for one job: a collection would write to every object it walks, copying pages it shares with the parent
         for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
         data = pickle.dumps((f(*args),), pickle.HIGHEST_PROTOCOL)
         with os.fdopen(w, 'wb') as fh: fh.write(data)
