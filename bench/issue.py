@@ -57,19 +57,25 @@ def old_row(path, cache):
     return tuple(map(float, out.stdout.split()))
 
 def e2e_rows(code, chain, cache, reps):
-    "`(floor, --all, default)` of `e2e.measure`, the CLI importing llmsurgery from `code`"
+    "`(floor, --all, default)`, each `(best seconds, largest peak RSS)`: the three run in turn `reps` times, so a slow minute slows each"
     (launch := cache/'llmsurgery-compact.py').write_text(e2e.LAUNCH)
     cli = [e2e.PY, str(launch), str(code), str(chain)]
-    floor = e2e.measure([e2e.PY, '-c', e2e.FLOOR, str(chain)], reps)
-    return floor, e2e.measure([*cli, '--all'], reps), e2e.measure(cli, reps)
+    cmds = [[e2e.PY, '-c', e2e.FLOOR, str(chain)], [*cli, '--all'], cli]
+    runs = [[e2e.run(c) for c in cmds] for _ in range(reps)]
+    return [(min(r[i][0] for r in runs), max(r[i][1] for r in runs)) for i in range(len(cmds))]
+
+def chat_rows(code, synth, cache, reps):
+    "`(0.0.17's compaction, this code's)` in seconds, best of `reps` turns of each (each turn best of 3 in process)"
+    runs = [(old_row(synth, cache)[1], chat_row(code, synth, 3)[1]) for _ in range(reps)]
+    return min(o for o,_ in runs),min(n for _,n in runs)
 
 def measures(code, chain, synth, cache, reps, state):
-    "Each row's `(value, baseline)` for the code in `code`, each baseline measured right before its value"
+    "Each row's `(value, baseline)` for the code in `code`, each value and its baseline measured in turn"
     floor,whole,default = e2e_rows(code, chain, cache, reps)
     hook,bare = hook_row(code, max(reps, 5), state)
-    old,new = old_row(synth, cache),chat_row(code, synth, 3)
+    old,new = chat_rows(code, synth, cache, reps)
     return dict(all=(whole[0], floor[0]), rss=(whole[1], chain.stat().st_size), default=(default[0], floor[0]),
-                chat=(old[1], new[1]), hook=(hook, bare))
+                chat=(old, new), hook=(hook, bare))
 
 ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of the file', '{:.2f} s', '≤ 2x, then 1.5x', lambda r: r<=2),
         ('rss', "its peak RSS, against the input's size", '{:,.0f} MB', '≤ 1x', lambda r: r<=1),
@@ -99,7 +105,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--mb', type=int, default=400, help='size of the chained session, MB')
     ap.add_argument('--msgs', type=int, default=10_000, help='messages in the synthetic session')
-    ap.add_argument('--reps', type=int, default=1, help='runs of each end-to-end case; the best is taken')
+    ap.add_argument('--reps', type=int, default=3, help='turns of each measure and its baseline, run one after the other; the best of each is taken')
     ap.add_argument('--rev', help='also measure this git revision (a before), in the same run')
     a = ap.parse_args()
     cache = e2e.default_cache(); cache.mkdir(parents=True, exist_ok=True)
