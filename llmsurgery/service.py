@@ -29,7 +29,6 @@ from .render import Policy, Budgets, render_msg, Renderer, call_renderers, fence
 from .state import state_facts
 from .document import (continuation_doc, compaction_report, report_line, report_table, same_session, path_text,
                                  split_compaction)
-from .dialogs import compact_dialog, shown, dlg_msg
 from .par import forked
 from .sessions import read_session, session_start, find_session, host_named, write_resume, read_head, numbered, SessionWarning, is_ref
 from .files import atomic_write, read_regular
@@ -99,6 +98,7 @@ def _read(path, all, sidechains, progress, start=None):
 # %% ../nbs/16_service.ipynb #d7ff6b58
 def _dialog_job(s, path, notes, copy, pol, max_toks=None, grow=True):
     "The job on a dialog notebook: its document (fitted to `max_toks`), or its compacted copy written to `copy`"
+    from llmsurgery.dialogs import compact_dialog   # the dialog machinery is imported for a dialog only (see `sessions`)
     text,line = compact_dialog(s, str(path.resolve()), notes, copy, None if copy else max_toks, grow, **pol)
     return Compaction(text, [line])
 
@@ -209,6 +209,7 @@ exact = ExactStyle()
 # %% ../nbs/16_service.ipynb #ef745513
 def recall_items(s):
     "`(label, message)` of every message session `s` holds, in order, and the function that renders one whole"
+    from llmsurgery.dialogs import shown, dlg_msg
     if s.fmt=='ipynb': return [(f'_{m.id}', m) for m in shown(s.dlg)],dlg_msg
     return numbered(s),lambda m: render_msg(m, Budgets.unlimited(), exact)
 
@@ -348,6 +349,7 @@ def bounded(blocks, bound, terms=api_terms, last=''):
 def show_session(session=None, which=None, max_toks=None, cwd=None, host=None, terms=api_terms):
     "The messages of `session` that `which` names (N, N-M; a dialog's ids), whole, each led by `#N`, within `max_toks`"
     bound = Bound(max_toks)
+    from llmsurgery.dialogs import dlg_msg
     items,render,warns = _recall_read(session, cwd, host)
     try: picked = pick(items, which, render is dlg_msg)
     except ValueError as e:   # a number in a transcript that is gone: say so with the error

@@ -28,7 +28,6 @@ from .claude import claude_host
 from .codex import codex_host
 from .gemini import gemini_host
 from .opencode import opencode_host
-from .dialogs import reads_dialog
 from .state import read_state, said_text, task_label, request_label
 from .document import doc_state, split_compaction, covered_num, doc_chain
 
@@ -127,6 +126,7 @@ def read_head(path, host, n=_head_bytes):
 # %% ../nbs/15_sessions.ipynb #7f5cc348
 def _read_dialog(path):
     "A `Session` holding the aidialog notebook at `path` as a dialog"
+    from llmsurgery.dialogs import reads_dialog   # aidialog's Dialog (and fastcore's nbio, xml): a third of the import, paid for by a dialog
     try: dlg = reads_dialog(path.read_text(encoding='utf-8-sig', errors='replace'), name=path.stem)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f'{path}: not a readable aidialog notebook: {e!r}') from e
