@@ -30,7 +30,8 @@ def _early_stop(signum, frame):
     os._exit(128+signum)
 
 # %% ../nbs/20_cli.ipynb #8460eb54
-if os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact':   # the console script only: importing the module changes nothing
+_console = os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact'   # the console script only: importing the module changes nothing
+if _console:
     _lean_malloc()
     for _s in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(_s) is not signal.SIG_IGN: signal.signal(_s, _early_stop)   # a job started with `&` ignores Ctrl-C, and still does
@@ -205,9 +206,20 @@ def _main(session, kw, host=None, list_=False, run=False, recall=None):
     for s in _stop_signals:
         if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, _on_signal)
     _std_streams()
-    if list_: return _list(host)
-    if recall: return _guarded(lambda: _recall(session, *recall, kw.get('max_toks'), host))
-    return _run(session, kw, host, run)
+    if list_: return _done(_list(host))
+    if recall: return _done(_guarded(lambda: _recall(session, *recall, kw.get('max_toks'), host)))
+    return _done(_run(session, kw, host, run))
+
+def _done(status):
+    "`status`; the console script exits with it at once, its streams flushed: a big job's objects are not freed one by one"
+    if not _console: return status
+    for f in (sys.stdout, sys.stderr):
+        try: f and f.flush()
+        except BrokenPipeError: pass   # the reader stopped early, as `_guarded` takes it
+        except OSError as e:           # a full disk, say: what the interpreter's own exit would say, and fail
+            os.write(2, f'llmsurgery-compact: error: cannot write {f.name}: {e.strerror}\n'.encode())
+            status = status or 2
+    os._exit(status)
 
 # %% ../nbs/20_cli.ipynb #4e8fca11
 def _hooks_flags(install, uninstall, others):
