@@ -12,9 +12,9 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/docstyle.html.md"""
 
 # %% auto #0
 __all__ = ['head_cap', 'boilerplate', 'done_mark', 'rel_path', 'doc_args', 'call_head', 'head_budget', 'doc_call',
-           'is_boilerplate', 'runs_counted', 'doc_prep', 'is_error_result', 'err_toks', 'CutLines', 'first_of_each',
-           'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'is_stub', 'held_lasts', 'left_out', 'num_ends',
-           'DocStyle', 'pair_results']
+           'is_boilerplate', 'runs_counted', 'doc_prep', 'may_diag_lines', 'is_error_result', 'err_toks', 'CutLines',
+           'first_of_each', 'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'is_stub', 'held_lasts', 'left_out',
+           'num_ends', 'DocStyle', 'pair_results']
 
 # %% ../nbs/05_docstyle.ipynb #5bc50450
 import operator, re
@@ -108,6 +108,24 @@ def _may_diag(l):
     "Might line `l` match `_diag_re`? A quicker test that lets no match through: its words in lower case, its line starts"
     return l.startswith(('E', '** (')) or _diag_low.search(l.lower()) is not None
 
+def _finds(text, subs, starts):
+    "Indices of the lines (starting at offsets `starts` of `text`) that hold any of `subs`: C-speed finds, a line skipped once found"
+    res = set()
+    for s in subs:
+        i = text.find(s)
+        while i>=0:
+            k = bisect_right(starts, i)-1
+            res.add(k)
+            i = text.find(s, starts[k+1]) if k+1<len(starts) else -1
+    return res
+
+def may_diag_lines(ls):
+    "Indices, in order, of the lines `ls` (none holding a newline) that `_may_diag` lets through, found in them all joined"
+    text = '\n'+'\n'.join(ls)
+    low,starts = text.lower(),list(accumulate((len(l)+1 for l in ls), initial=0))   # line k is text[starts[k]+1:starts[k+1]]
+    if len(low)!=len(text): return [i for i,l in enumerate(ls) if _may_diag(l)]   # lower case changed a length: line by line
+    return sorted(_finds(low, _diag_words, starts) | _finds(text, ('\nE', '\n** ('), starts))
+
 # %% ../nbs/05_docstyle.ipynb #abd4f29c
 _failed_re = re.compile(r'\s*(?:error|<tool_use_error>|exit code:? *[1-9])', re.IGNORECASE)
 
@@ -154,7 +172,7 @@ class CutLines:
         return self.cut[i] + (f' (×{self.times[i]})' if i in self.times else '')
     def flagged(self):
         "Indices of the lines, in order, that say what went wrong, as cut: only a line whose whole text does can"
-        return (i for i,l in enumerate(self.raw) if _may_diag(l) and _diag_re.search(l) and _diag_re.search(self[i]))
+        return (i for i in may_diag_lines(self.raw) if _diag_re.search(self.raw[i]) and _diag_re.search(self[i]))
 
 # %% ../nbs/05_docstyle.ipynb #8d3693dd
 def first_of_each(ls, idxs):
