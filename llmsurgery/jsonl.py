@@ -17,7 +17,7 @@ __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix
            'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host', 'StoreRef', 'is_ref']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
-import io, json, mmap, os, re, warnings
+import json, os, re, warnings
 from copy import copy
 from datetime import datetime, timezone
 from pathlib import Path
@@ -213,25 +213,18 @@ def last_boundary(f, mark, is_boundary, block=_block, end=None):
     return 0
 
 # %% ../nbs/12_jsonl.ipynb #328e5fa5
-_count_block = 1<<20   # bytes counted at a time (read into one buffer where the file can't be mapped)
+_count_block = 1<<20   # bytes read at a time into one buffer: no block allocated, no page faulted twice, no file mapped (its pages would count as the process's memory)
 _dense = 2048          # newlines found one by one (memchr) in a block before the rest is counted byte by byte: lines under 512 bytes
 
 def _newlines(b, i, j):
-    "Newlines in `b[i:j]` (bytes, or a mapped file): `find` jumps from one to the next at memchr speed while lines are long; `count` takes dense ones"
+    "Newlines in `b[i:j]`: `find` jumps from one to the next at memchr speed while lines are long; `count` takes dense ones"
     for n in range(_dense):
         if (k := b.find(b'\n', i, j))<0: return n
         i = k+1
-    return _dense+b[i:j].count(b'\n')
-
-def _mapped(f):
-    "Binary file `f` mapped into memory to be read, or None where it can't be (no descriptor, a pipe, an empty file)"
-    try: return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError): return None   # io.UnsupportedOperation is both
+    return _dense+b.count(b'\n', i, j)
 
 def lines_before(f, offset, block=_count_block):
-    "How many lines of binary file `f` end before byte `offset`: the newlines there, in its mapped pages (no copy), or read a block at a time"
-    if offset>0 and (m := _mapped(f)) is not None:
-        with m: return sum(_newlines(m, i, min(i+block, offset)) for i in range(0, min(offset, len(m)), block))
+    "How many lines of binary file `f` end before byte `offset`: the newlines there, a block at a time"
     f.seek(0)
     n,buf = 0,memoryview(bytearray(max(min(block, offset), 0)))
     while offset>0 and (k := f.readinto(buf[:min(len(buf), offset)])):
