@@ -54,16 +54,25 @@ def _work(f, xs, chunks, q):
         res[i] = [f(xs[j]) for j in chunks[i]]
     return res
 
-def _child(f, xs, chunks, q, w):
-    "In the forked child: its share of the work, pickled into fd `w`; never returns"
+def _child(work, w):
+    "In the forked child: `work()`, pickled into fd `w`; never returns"
     code = 1
     try:
         gc.disable()   # it lives for one job: a collection would write to every object it walks, copying pages it shares with the parent
         for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
-        data = pickle.dumps(_work(f, xs, chunks, q), pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(work(), pickle.HIGHEST_PROTOCOL)
         with os.fdopen(w, 'wb') as fh: fh.write(data)
         code = 0
     finally: os._exit(code)
+
+def _fork(work):
+    "`(pid, fd)`: a forked child doing `work()`, and the pipe its pickled result comes on"
+    r,w = os.pipe()
+    if (pid := os.fork())==0:
+        os.close(r)
+        _child(work, w)
+    os.close(w)
+    return pid,r
 
 # %% ../nbs/02_par.ipynb #f09042e6
 def _collect(pid, r):
@@ -83,11 +92,7 @@ def fork_map(f, xs):
     if len(xs)<par_min or not can_fork(): return [f(x) for x in xs]
     chunks = _chunks(len(xs), max(par_chunk, -(-len(xs)//_most_chunks)))
     if (q := _queue(len(chunks))) is None: return [f(x) for x in xs]
-    r,w = os.pipe()
-    if (pid := os.fork())==0:
-        os.close(r)
-        _child(f, xs, chunks, q, w)
-    os.close(w)
+    pid,r = _fork(lambda: _work(f, xs, chunks, q))
     try:
         done = _work(f, xs, chunks, q)
         done |= _collect(pid, r) or {}
@@ -98,28 +103,13 @@ def fork_map(f, xs):
     return [y for i,c in enumerate(chunks) for y in (done[i] if i in done else [f(xs[j]) for j in c])]
 
 # %% ../nbs/02_par.ipynb #8c41908a
-def _call_child(f, args, w):
-    "In the forked child: `f(*args)`, pickled into fd `w` as a 1-tuple; never returns"
-    code = 1
-    try:
-        gc.disable()   # it lives for one job: a collection would write to every object it walks, copying pages it shares with the parent
-        for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
-        data = pickle.dumps((f(*args),), pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(w, 'wb') as fh: fh.write(data)
-        code = 0
-    finally: os._exit(code)
-
 @contextmanager
 def forked(f, *args):
     "`f(*args)` begun in a forked child where `can_fork`: yields a function that waits for its result (or makes it here)"
     if not can_fork():
         yield lambda: f(*args)
         return
-    r,w = os.pipe()
-    if (pid := os.fork())==0:
-        os.close(r)
-        _call_child(f, args, w)
-    os.close(w)
+    pid,r = _fork(lambda: (f(*args),))   # a 1-tuple: a result of None is still a result
     child = [pid]   # the child not yet waited for
     def result():
         got = _collect(child.pop(), r) if child else None
