@@ -54,7 +54,7 @@ def call_head(name, args, cmd=None, keys=_path_args):
 def head_budget(head, lead, max_toks, enc=None):
     "`max_toks`, raised so that a cut after `lead` keeps `head` whole, up to `head_cap` tokens"
     n,s = max(int(max_toks), 0),f'{lead}{head} …'
-    if not head or len(s.encode('utf-8', 'surrogatepass'))<=n: return n   # no more tokens than bytes: nothing to count
+    if not head or bytes_within(s, n): return n   # no more tokens than bytes: nothing to count
     return max(n, min(len_toks(s, plain_enc(enc)), head_cap))
 
 # %% ../nbs/05_docstyle.ipynb #c4bb8021
@@ -185,8 +185,9 @@ def first_of_each(ls, idxs):
 class KeptToks:
     "Tokens of `result_line(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"
     def __init__(self, ls, enc):
-        self.ls,self.enc,self.parts,self.end = ls,enc,{},len_toks(' …', enc)
+        self.ls,self.enc,self.parts = ls,enc,{}
         self.seps = {s: len_toks(s[:-1], enc) for s in ('> ', ' ¶ ', ' … ')}   # each ends in a space after a non-space
+        self.end = self.seps[' … ']   # the mark after the last line kept: ' …', the same text
     def part(self, sep, i):
         "Tokens of line `i` with the separator before it: the separator's, and the line's after its space, counted once"
         if i not in self.parts: self.parts[i] = len_toks(' '+self.ls[i], self.enc)

@@ -12,8 +12,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/toks.html.md"""
 
 # %% auto #0
 __all__ = ['o200k_sha256', 'o200k_pat', 'o200k_specials', 'tok_chars', 'memo_chars', 'memo_most', 'o200k_ranks', 'compact_enc',
-           'enc_toks', 'piece_cut', 'len_toks', 'clip_ends', 'Ends', 'WindowMemo', 'plain_enc', 'within_toks',
-           'last_piece_start', 'inner_toks', 'HeadToks', 'head_toks', 'head_text', 'fit_text', 'as_text',
+           'enc_toks', 'piece_cut', 'len_toks', 'clip_ends', 'Ends', 'WindowMemo', 'plain_enc', 'bytes_within',
+           'within_toks', 'last_piece_start', 'inner_toks', 'HeadToks', 'head_toks', 'head_text', 'fit_text', 'as_text',
            'trunctoks_mid']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
@@ -171,7 +171,7 @@ def _prepared(s, n, prep, enc, mark):
     return e
 
 # %% ../nbs/01_toks.ipynb #d52fdc50
-def _bytes_within(s, n):
+def bytes_within(s, n):
     "Is `s` within `n` tokens by its UTF-8 length alone? o200k never makes more tokens than a text has bytes"
     return len(s)<=n and len(s.encode('utf-8', 'surrogatepass'))<=n
 
@@ -181,7 +181,7 @@ _scan = 6   # characters per token a head is given before it is counted on its o
 # %% ../nbs/01_toks.ipynb #bdb98afa
 def within_toks(s, n, enc=None):
     "Is `s` within `n` tokens? By its length where it can; else a head is counted first, the rest only if still within"
-    if _bytes_within(s, n): return True
+    if bytes_within(s, n): return True
     if len(s)>tok_chars*n: return False   # no token spans more than 128 bytes
     j = piece_cut(s, _scan*(n+1)) if len(s)>_scan*(n+1) else None
     if j is None: return len_toks(s, enc)<=n
@@ -250,8 +250,8 @@ def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     enc,n = (enc if enc is not None else compact_enc()),max(int(max_toks), 0)
     if len(s)<=n:   # short: it may fit by its bytes, with nothing to tokenize
         t = prep(s)
-        r = fmt(t) if _bytes_within(t, n) else None
-        if r is not None and _bytes_within(r, n): return r
+        r = fmt(t) if bytes_within(t, n) else None
+        if r is not None and bytes_within(r, n): return r
     e = _prepared(s, n, prep, enc, mark)
     fits = lambda r: within_toks(r, n, enc)
     whole = None if e.ntoks is None else fmt(e.t)
