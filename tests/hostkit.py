@@ -34,7 +34,9 @@ def _npm_install(folder, pkg, ver, timeout):
     if not shutil.which('npm'): raise RuntimeError(f'npm not found on PATH: needed to install {pkg}@{ver}')
     cmd = ['npm', 'install', '--no-audit', '--no-fund', '--no-save', '--fetch-retries=2',
            '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=10000', f'{pkg}@{ver}']
-    try: r = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    xdg = Path(folder)/'.xdg'   # a package's install script (opencode's) makes its folders here, not in the real HOME's
+    env = dict(os.environ, **{f'XDG_{k}_HOME': str(xdg/k.lower()) for k in ('CONFIG', 'DATA', 'STATE', 'CACHE')})
+    try: r = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env)
     except subprocess.TimeoutExpired as e:
         raise RuntimeError(f'npm install {pkg}@{ver} timed out after {timeout}s (is the npm registry reachable?)') from e
     if r.returncode:
