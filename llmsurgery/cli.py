@@ -206,7 +206,7 @@ def _main(session, kw, host=None, list_=False, run=False, recall=None):
     for s in _stop_signals:
         if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, _on_signal)
     _std_streams()
-    if list_: return _done(_list(host))
+    if list_: return _done(_guarded(lambda: _list(host)))   # a full disk or a closed pipe ends a listing as it ends a job
     if recall: return _done(_guarded(lambda: _recall(session, *recall, kw.get('max_toks'), host)))
     return _done(_run(session, kw, host, run))
 

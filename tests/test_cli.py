@@ -322,3 +322,12 @@ def test_badly_typed_block_keeps_the_valid_text(tmp_path):
     rc,out,err = run(s)
     assert rc == 0, err
     assert b'KEEP THIS REQUEST' in out and '1 badly typed block(s)' in err
+
+def test_list_ends_with_one_line_or_quietly(tmp_path):
+    "`--list` to a full disk says so in one line (status 2); to a reader that stopped, nothing (status 0): no traceback"
+    rc,_,err = run('--list', redirect='>/dev/full', cwd=tmp_path)
+    one_error(rc, err, 'No space left')
+    p = subprocess.Popen(cmd('--list'), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=tmp_path)
+    p.stdout.close()   # the reader is gone before the line is written
+    err = p.stderr.read().decode()
+    assert (p.wait(timeout=120), err) == (0, ''), err
