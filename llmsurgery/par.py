@@ -54,12 +54,15 @@ def _work(f, xs, chunks, q):
         res[i] = [f(xs[j]) for j in chunks[i]]
     return res
 
-def _child(work, w):
-    "In the forked child: `work()`, pickled into fd `w`; never returns"
+_stops = {signal.SIGINT, signal.SIGTERM}
+
+def _child(work, w, mask):
+    "In the forked child: `work()`, pickled into fd `w`, the stop signals its own again (`mask`: as before the fork); never returns"
     code = 1
     try:
         gc.disable()   # it lives for one job: a collection would write to every object it walks, copying pages it shares with the parent
-        for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
+        for s in _stops: signal.signal(s, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         data = pickle.dumps(work(), pickle.HIGHEST_PROTOCOL)
         with os.fdopen(w, 'wb') as fh: fh.write(data)
         code = 0
@@ -68,10 +71,15 @@ def _child(work, w):
 def _fork(work):
     "`(pid, fd)`: a forked child doing `work()`, and the pipe its pickled result comes on"
     r,w = os.pipe()
-    if (pid := os.fork())==0:
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stops)   # a Ctrl-C during the fork waits for it: Python's at-fork handlers swallow one
+    try: pid = os.fork()
+    except BaseException: signal.pthread_sigmask(signal.SIG_SETMASK, mask); raise
+    if pid==0:
         os.close(r)
-        _child(work, w)
+        _child(work, w, mask)
     os.close(w)
+    try: signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # a Ctrl-C that came meanwhile is raised here...
+    except BaseException: _stop(pid, r); raise               # ...and the child stopped
     return pid,r
 
 # %% ../nbs/02_par.ipynb #f09042e6
