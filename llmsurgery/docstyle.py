@@ -13,8 +13,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/docstyle.html.md"""
 # %% auto #0
 __all__ = ['head_cap', 'boilerplate', 'done_mark', 'rel_path', 'doc_args', 'call_head', 'head_budget', 'doc_call',
            'is_boilerplate', 'runs_counted', 'doc_prep', 'may_diag_lines', 'is_error_result', 'err_toks', 'CutLines',
-           'first_of_each', 'KeptToks', 'error_result', 'whole_cut', 'doc_result', 'is_stub', 'held_lasts', 'left_out',
-           'num_ends', 'DocStyle', 'pair_results']
+           'first_of_each', 'KeptToks', 'error_result', 'whole_cut', 'doc_text', 'doc_result', 'is_stub', 'held_lasts',
+           'left_out', 'num_ends', 'DocStyle', 'pair_results']
 
 # %% ../nbs/05_docstyle.ipynb #5bc50450
 import operator, re
@@ -234,13 +234,18 @@ def _too_big(w, cap, enc):
     return cap is not None and (len(w)>tok_chars*(cap+2) or len_toks(w, enc)>cap)
 
 # %% ../nbs/05_docstyle.ipynb #2e1d95fa
-def doc_result(p, max_toks, whole_cap=None, enc=None):
-    "A result as a document shows it: boilerplate as `> ok`, an error by `error_result`, runs counted in a cut one"
+def doc_text(s, max_toks, enc=None):
+    "Result text `s`, not marked whole, as a document shows it: boilerplate as `> ok`, an error by `error_result`, runs counted in a cut one"
+    if is_boilerplate(s): return done_mark
+    if is_error_result(s): return error_result(s, err_toks(max_toks), enc)
+    return fit_text(s, max_toks, result_line, result_prep if max_toks is None else doc_prep, enc=enc)
+
+def doc_result(p, max_toks, whole_cap=None, enc=None, text=doc_text):
+    "A result as a document shows it: its text by `text` (`doc_text`), or whole, cut only past `whole_cap`, where it or its tool says so"
     s = as_text(p.text)
     if is_boilerplate(s): return done_mark
     w = s if getattr(p, 'full', False) else full_text(s)
-    if w is None and is_error_result(s): return error_result(s, err_toks(max_toks), enc)
-    if w is None: return fit_text(s, max_toks, result_line, result_prep if max_toks is None else doc_prep, enc=enc)
+    if w is None: return text(s, max_toks, enc)
     if max_toks is not None and _too_big(w, whole_cap, enc): return whole_cut(w, max_toks, p.id, enc)
     return result_part(p, None, enc)
 
@@ -271,14 +276,20 @@ class DocStyle(Renderer):
     def __init__(self, cwd=None, whole_cap=None, origin=None, nums=None):
         self.cwd = cwd.rstrip('/') if isinstance(cwd, str) and cwd.strip('/') else None
         self.whole_cap,self.origin,self.nums = whole_cap,origin,nums   # of each message rendered: log index, number
+        self.seen = {}   # `{(text, budget): rendering}` of the results rendered so far
         ns,blk = nums or [],_span_block   # a dropped line at any start is said without a pass over all messages
         self.lasts = held_lasts(origin)
         ends = (num_ends(ns[i:i+blk]) for i in range(0, len(ns), blk))
         self.pre = [None, *accumulate(ends, lambda e,f: num_ends(f or (), e))]   # of the first 0, 1, 2, ... blocks
     def call(self, p, max_toks, enc=None): return doc_call(p, max_toks, self.cwd, enc)
     def result(self, p, max_toks, enc=None):
-        r = doc_result(p, max_toks, self.whole_cap, enc)
+        r = doc_result(p, max_toks, self.whole_cap, enc, self.text)
         return '' if is_stub(r) else r
+    def text(self, s, max_toks, enc=None):
+        "`doc_text(s, max_toks, enc)`, made once for each text and budget (a whole one is not kept)"
+        if max_toks is None: return doc_text(s, max_toks, enc)
+        if (r := self.seen.get(k := (s, max_toks))) is None: r = self.seen[k] = doc_text(s, max_toks, enc)
+        return r
     def opens_turn(self, m): return super().opens_turn(m) and not is_injected_msg(m)
     def turn_head(self, i):
         n = self.nums[i] if self.nums else None
