@@ -5,6 +5,7 @@ import pytest
 import pyskills
 from fastcore.docments import docments
 from pyskills.core import __pytools__
+import aidialog.ipynb   # patches `Dialog.save`, which the `dlg` fixture calls: no module the skill imports does any more
 import llmsurgery.skill as sk
 from llmsurgery.skill import dialog_doc, dialog_copy, session_doc, recent_sessions, session_report, resume_session
 from llmsurgery.sessions import read_session
