@@ -14,6 +14,13 @@ settings.register_profile('ci', derandomize=True, deadline=None, max_examples=10
 settings.register_profile('long', deadline=None, max_examples=2000, suppress_health_check=_slow_ok, print_blob=True)
 settings.load_profile(os.environ.get('HYPOTHESIS_PROFILE', 'ci'))
 
+import atexit, shutil, tempfile
+# importing pyskills (tests/test_skill.py does, as it is collected) makes its folder in XDG_DATA_HOME: never the real one.
+# tools/test.sh sets a temporary one for the notebooks too; a bare `pytest` gets its own here
+if not os.environ.get('XDG_DATA_HOME'):
+    os.environ['XDG_DATA_HOME'] = _data = tempfile.mkdtemp(prefix='llmsurgery-test-data.')
+    atexit.register(shutil.rmtree, _data, True)
+
 import pytest
 
 @pytest.fixture(scope='session')

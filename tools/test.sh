@@ -4,6 +4,9 @@ set -e
 cd "$(dirname "$0")/.."
 fail() { echo "FAILED: $*" >&2; exit 1; }
 start=$(date +%s)
+# importing pyskills makes its folder in XDG_DATA_HOME (~/.local/share/pyskills): the notebooks and tests that import it get a temporary one
+XDG_DATA_HOME=$(mktemp -d "${TMPDIR:-/tmp}/llmsurgery-test-data.XXXXXX"); export XDG_DATA_HOME
+trap 'rm -rf "$XDG_DATA_HOME"' EXIT
 echo "== make test: about 5 minutes on 2 idle cores (more on a busy machine). The host tests run the real agent CLIs, installed once from npm (about 1.2 GB"
 echo "   for Claude Code, Codex, Gemini CLI and opencode) into a cache outside the repository; npm is needed the first time only:"
 python - <<'PY'
