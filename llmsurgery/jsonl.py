@@ -18,7 +18,6 @@ __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
 import json, os, re, warnings
-from copy import copy
 from datetime import datetime, timezone
 from pathlib import Path
 import orjson
@@ -238,13 +237,6 @@ def err_text(s):
     return s if s.lstrip().lower().startswith(('error', '<tool_use_error>')) else f'Error: {s}'
 
 # %% ../nbs/12_jsonl.ipynb #34325f0a
-@patch
-def replace(self:Msg, **kw):
-    "A copy of this message with `kw` attributes changed, as `Part.replace` copies a part"
-    res = copy(self)
-    res.__dict__.update(kw)
-    return res
-
 _blanks = {c: c().__dict__ for c in (Text, Thinking, ToolUse, ToolResult)} | {Msg: Msg(None, []).__dict__}   # each class's attributes, as its constructor sets them
 
 def mk_obj(cls, **kw):
