@@ -277,7 +277,7 @@ class DocStyle(Renderer):
     def __init__(self, cwd=None, whole_cap=None, origin=None, nums=None):
         self.cwd = cwd.rstrip('/') if isinstance(cwd, str) and cwd.strip('/') else None
         self.whole_cap,self.origin,self.nums = whole_cap,origin,nums   # of each message rendered: log index, number
-        self.seen = {}   # `{(text, budget): rendering}` of the results rendered so far
+        self.seen = {}   # `{(text, budget, encoding): rendering}` of the results rendered so far
         ns,blk = nums or [],_span_block   # a dropped line at any start is said without a pass over all messages
         self.lasts = held_lasts(origin)
         ends = (num_ends(ns[i:i+blk]) for i in range(0, len(ns), blk))
@@ -289,7 +289,7 @@ class DocStyle(Renderer):
     def text(self, s, max_toks, enc=None):
         "`doc_text(s, max_toks, enc)`, made once for each text and budget (a whole one is not kept, nor a long text looked up)"
         if max_toks is None or len(s)>memo_text: return doc_text(s, max_toks, enc)   # hashing a long text costs more than its cut
-        if (r := self.seen.get(k := (s, max_toks))) is None: r = self.seen[k] = doc_text(s, max_toks, enc)
+        if (r := self.seen.get(k := (s, max_toks, plain_enc(enc)))) is None: r = self.seen[k] = doc_text(s, max_toks, enc)
         return r
     def opens_turn(self, m): return super().opens_turn(m) and not is_injected_msg(m)
     def turn_head(self, i):
