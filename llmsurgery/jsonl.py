@@ -13,8 +13,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/jsonl.html.md"""
 
 # %% auto #0
 __all__ = ['torn_line', 'other_host', 'bad_block', 'bad_record', 'LogMsgs', 'fix_surrogates', 'SessionWarning', 'record_fmt',
-           'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'err_text', 'mk_obj', 'media_tag',
-           'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host', 'StoreRef', 'is_ref']
+           'records', 'try_block', 'dropped_text', 'last_boundary', 'lines_before', 'lines_upto', 'err_text', 'mk_obj',
+           'media_tag', 'media_part', 'jsonl', 'timestamp_now', 'last_time', 'run_dir', 'Host', 'StoreRef', 'is_ref']
 
 # %% ../nbs/12_jsonl.ipynb #12418a87
 import json, os, re, warnings
@@ -35,7 +35,7 @@ class LogMsgs(list):
 
     def __init__(self, msgs=(), host=None, fmt=None, whole=False, start=1):
         super().__init__(msgs)
-        self.host,self.fmt,self.whole,self.meta,self.agents,self._dropped = host,fmt,whole,{},{},{}
+        self.host,self.fmt,self.whole,self.meta,self.agents,self._dropped,self.noted = host,fmt,whole,{},{},{},{}
         self.line,self.nums,self.aside = start-1,[None]*len(self),[]   # the line last read; numbers; set aside
 
     def drop(self, why, n=1):
@@ -91,6 +91,26 @@ def at_boundary(self:LogMsgs):
 def host_toks(self:LogMsgs):
     "The host's count of the context read: the last since the last compaction, or, read whole, the largest; or None"
     return (self._peak or None) if self.whole else self._last
+
+# %% ../nbs/12_jsonl.ipynb #2b4e67c1
+@patch
+def note(self:LogMsgs, k, v):
+    "Note `v` as the latest `k` (in `meta`), read on the line just read"
+    self.meta[k],self.noted[k] = v,self.line
+
+@patch
+def note_cwd(self:LogMsgs, cwd):
+    "Note `cwd` as the working directory, read on the line just read, unless one was read before"
+    if self.cwd is None: self.cwd,self.noted['cwd'] = cwd,self.line
+
+@patch
+def take_notes(self:LogMsgs, o):
+    "Take what `o`, a read of other lines of the same log, noted and skipped: a later note, an earlier `cwd`, its last line"
+    for k,v in o.meta.items():
+        if o.noted[k]>self.noted.get(k, 0): self.meta[k],self.noted[k] = v,o.noted[k]
+    if o.cwd is not None and (self.cwd is None or o.noted['cwd']<self.noted.get('cwd', 0)): self.cwd,self.noted['cwd'] = o.cwd,o.noted['cwd']
+    for why,n in o.dropped.items(): self.drop(why, n)
+    self.line = max(self.line, o.line)
 
 # %% ../nbs/12_jsonl.ipynb #ffb5ae07
 @patch(as_prop=True)
@@ -231,6 +251,16 @@ def lines_before(f, offset, block=_count_block):
         offset -= k
     return n
 
+# %% ../nbs/12_jsonl.ipynb #50ad00c1
+def lines_upto(f, n):
+    "The lines of binary file `f` in its next `n` bytes, the last as far as they reach"
+    for ln in f:
+        if len(ln)>=n:
+            if n: yield ln[:n]
+            return
+        n -= len(ln)
+        yield ln
+
 # %% ../nbs/12_jsonl.ipynb #f4427ad9
 def err_text(s):
     "Tool-result text `s` marked as an error"
@@ -328,6 +358,8 @@ class Host:
         plugin_file:callable=None, # `plugin_file()`: where a host that loads plugins, not hook commands, loads llmsurgery's from
         plugin_text:callable=None, # `plugin_text(cmd)`: that plugin's text, running llmsurgery's hook command `cmd`
         tui_resume:str=None, # what the user types in the host's TUI to continue session `{id}`: '/resume {id}' (None: the shell command)
+        skips:callable=None, # `skips(line)`: may `read` be given this line (bytes) blank, a record it only takes notes from, left to a helper?
+        notes:callable=None, # `notes(lines, start=1, res=None)`: the `LogMsgs` (`res`, read on) of what `read` notes from `lines`, those `skips` leaves and the others blank; None if one holds more
     ): store_attr()
     def __repr__(self): return f'Host({self.name!r}, {self.label!r})'
 
