@@ -136,8 +136,8 @@ def _plan(path, host, at, line, end, chunk=_help_chunk):
             res = host.notes(left, line, res)
     yield res
 
-def _runs(fd, plan, notes):
-    "The lines of each run in a helper's `plan`, read from `fd`, and a blank one for each line it leaves; its notes put in `notes`"
+def _runs(f, plan, notes):
+    "The lines of each run in a helper's `plan`, read from binary file `f`, and a blank one for each line it leaves; its notes put in `notes`"
     for runs in plan:
         if not isinstance(runs, array):
             notes.append(runs)
@@ -145,16 +145,20 @@ def _runs(fd, plan, notes):
         for i in range(0, len(runs), 3):
             at,n,gap = runs[i:i+3]
             yield from repeat(b'', gap)
-            if len(b := os.pread(fd, n, at))<n: raise HelperLost('the file shrank as it was read')
-            ls = b.split(b'\n') if n else [b'']
-            yield from ls[:-1] if ls[-1]==b'' else ls   # each line but the file's last ends in a newline
+            f.seek(at)   # where it is already buffered, a seek only moves in the buffer
+            while n>0:   # line by line through a small buffer: no string of a whole run, no copy of one
+                if not (ln := f.readline(n)): raise HelperLost('the file shrank as it was read')
+                n -= len(ln)
+                yield ln
+
+_read_buf = 1<<16   # the reader's buffer: what it reads at a time where runs are close
 
 def helped_read(path, host, at=0, line=1, all=False, sidechains=False, progress=noop):
     "What `_read_from` reads, the lines `host.skips` says found and read by a forked helper at the same time (or here, as taken)"
     end,notes = os.path.getsize(path),[]   # the two read the same bytes, whatever the host appends meanwhile
     try:
-        with open(path, 'rb') as f, fork_iter(_plan, path, host, at, line, end) as plan:
-            log = host.read(progress(_runs(f.fileno(), plan, notes)), all, sidechains, start=line)
+        with open(path, 'rb', buffering=_read_buf) as f, fork_iter(_plan, path, host, at, line, end) as plan:
+            log = host.read(progress(_runs(f, plan, notes)), all, sidechains, start=line)
     except HelperLost: notes = []
     if not notes or notes[0] is None: return _read_from(path, host, at, line, all, sidechains)   # no helper, or a line it left holds more
     log.take_notes(notes[0])
