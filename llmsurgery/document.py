@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, msg2dict
 from .toks import len_toks, compact_enc, fit_text
-from .par import fork_map
+from .par import fork_map, forked
 from .render import *
 from .docstyle import DocStyle, pair_results, left_out
 from .fit import *
@@ -341,8 +341,9 @@ def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, 
     msgs = [as_msg(m) for m in msgs]
     prior,new = earlier_segment(msgs, since, path)
     covers,pol = covers_clause(msgs, nums),Policy(enc, **policy)
-    facts = capped_summary(doc_facts(msgs, new, prior, since, cwd, task), max_toks, enc)
-    conv,origin = doc_msgs(new)
+    with forked(doc_facts, msgs, new, prior, since, cwd, task) as facts:   # on another core, while the conversation is paired
+        conv,origin = doc_msgs(new)
+        facts = capped_summary(facts(), max_toks, enc)
     ns = L(new_nums(msgs, nums, new))[origin] if nums and any(o is not None for o in nums) else None
     def wrap(p, c, b=pol.budgets):
         return compact_content(doc_body(p, c), path, notes, covers, render_state(facts, b), ns is not None, chain)
