@@ -18,8 +18,8 @@ __all__ = ['big_file', 'hook_hosts', 'resume_hosts', 'progress_bar', 'bar_lines'
 import ctypes, os, signal, sys
 
 def _lean_malloc():
-    "Fix glibc's mmap threshold at its starting 128 KiB: it otherwise rises as big strings are freed, and a big document's copies then stay in the heap"
-    try: ctypes.CDLL(None).mallopt(-3, 1<<17)   # -3 is M_MMAP_THRESHOLD; elsewhere than glibc there is no mallopt, and nothing to do
+    "Fix glibc's mmap threshold at 4 MiB: it otherwise rises as big strings are freed, and a big document's copies then stay in the heap"
+    try: ctypes.CDLL(None).mallopt(-3, 1<<22)   # -3 is M_MMAP_THRESHOLD; elsewhere than glibc there is no mallopt, and nothing to do
     except (OSError, AttributeError, TypeError): pass
 
 # %% ../nbs/20_cli.ipynb #cb5f17f7
