@@ -3,7 +3,8 @@
 Rendering a huge session maps one pure function over many messages, and a second core can take half of that work.
 `fork_map` is that map: where `can_fork` says a fork is safe (Linux, another core, no other thread), a forked child
 takes its share of the chunks, and the results, or the error raised, are the same as a plain map's. Anywhere else, in
-a notebook's kernel for instance, it is the plain map.
+a notebook's kernel for instance, it is the plain map. `forked` makes one call there, and `fork_iter` streams the items of
+an iterator made there, each as soon as it is made, so that this process works on them meanwhile.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/par.html.md"""
 
