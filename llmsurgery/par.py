@@ -117,9 +117,9 @@ def fork_map(f, xs):
 
 # %% ../nbs/02_par.ipynb #8c41908a
 @contextmanager
-def forked(f, *args):
-    "`f(*args)` begun in a forked child where `can_fork`: yields a function that waits for its result (or makes it here)"
-    if not can_fork():
+def forked(f, *args, when=True):
+    "`f(*args)` begun in a forked child where `can_fork` (and `when`: worth a fork): yields a function that waits for its result (or makes it here)"
+    if not (when and can_fork()):
         yield lambda: f(*args)
         return
     pid,r = _fork(lambda fh: _send(fh, (f(*args),)))   # a 1-tuple: a result of None is still a result
