@@ -217,7 +217,7 @@ cc_progress_mark = b'"type":"progress"'   # the start of a progress record's lin
 _cc_head = 4096   # bytes of a line looked at for the mark: past a record's scalar fields
 
 def cc_skips(ln):
-    "May a read leave line `ln` (bytes) to a helper: a `progress` record, by its start, if it parses?"
+    "May a read leave line `ln` (bytes) to a helper: a `progress` record by its start, unless it is not JSON or names its `type` twice?"
     i = ln.find(cc_progress_mark, 0, _cc_head)
     return i>0 and ln.find(b'{', 1, i)<0 and ln.find(b'[', 1, i)<0
 

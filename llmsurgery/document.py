@@ -343,9 +343,9 @@ def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, 
     msgs = [as_msg(m) for m in msgs]
     prior,new = earlier_segment(msgs, since, path)
     covers,pol = covers_clause(msgs, nums),Policy(enc, **policy)
-    with forked(doc_facts, msgs, new, prior, since, cwd, task, when=len(msgs)>=facts_fork) as facts:   # on another core, while the conversation is paired
+    with forked(doc_facts, msgs, new, prior, since, cwd, task, when=len(msgs)>=facts_fork) as later:   # on another core, while the conversation is paired
         conv,origin = doc_msgs(new)
-        facts = capped_summary(facts(), max_toks, enc)
+        facts = capped_summary(later(), max_toks, enc)
     ns = L(new_nums(msgs, nums, new))[origin] if nums and any(o is not None for o in nums) else None
     def wrap(p, c, b=pol.budgets):
         return compact_content(doc_body(p, c), path, notes, covers, render_state(facts, b), ns is not None, chain)

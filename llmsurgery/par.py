@@ -37,8 +37,9 @@ def can_fork():
 def _chunks(n, size): return [range(i, min(i+size, n)) for i in range(0, n, size)]
 
 def _queue(n):
-    "A pipe's read end holding the numbers `0..n-1`, its write end closed; None if its buffer can't hold them"
-    r,w = os.pipe()
+    "A pipe's read end holding the numbers `0..n-1`, its write end closed; None if its buffer can't hold them, or no pipe is had"
+    try: r,w = os.pipe()
+    except OSError: return None
     os.set_blocking(w, False)   # a system short of pipe memory gives a smaller buffer: never wait on it
     data = array('I', range(n)).tobytes()
     try: full = os.write(w, data)==len(data)
@@ -66,18 +67,24 @@ def _child(work, w, mask):
     code = 1
     try:
         gc.disable()   # it lives for one job: a collection would write to every object it walks, copying pages it shares with the parent
-        for s in _stops: signal.signal(s, signal.SIG_DFL)
+        for s in _stops:
+            if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, signal.SIG_DFL)   # a job started with `&` ignores Ctrl-C: so does its helper
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         with os.fdopen(w, 'wb') as fh: work(fh)
         code = 0
     finally: os._exit(code)
 
 def _fork(work):
-    "`(pid, fd)`: a forked child doing `work(fh)`, and the pipe what it writes into `fh` comes on"
-    r,w = os.pipe()
+    "`(pid, fd)`: a forked child doing `work(fh)`, and the pipe what it writes into `fh` comes on; None if the system gives no pipe or process"
+    try: r,w = os.pipe()
+    except OSError: return None
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stops)   # a Ctrl-C during the fork waits for it: Python's at-fork handlers swallow one
     try: pid = os.fork()
-    except BaseException: signal.pthread_sigmask(signal.SIG_SETMASK, mask); raise
+    except BaseException as e:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        os.close(r); os.close(w)
+        if isinstance(e, OSError): return None   # no process to be had (a limit on processes, no memory): the caller works alone
+        raise
     if pid==0:
         os.close(r)
         _child(work, w, mask)
@@ -95,7 +102,7 @@ def _collect(pid, r):
 def _stop(pid, r=None):
     "Kill and reap the child `pid` and close its pipe `r` (unless None), whichever of these is still to do"
     for f,a in ((os.kill, (pid, signal.SIGKILL)), (os.close, (r,)), (os.waitpid, (pid, 0))):
-        if a==(None,): continue
+        if f is os.close and r is None: continue
         try: f(*a)
         except OSError: pass
 
@@ -105,7 +112,10 @@ def fork_map(f, xs):
     if len(xs)<par_min or not can_fork(): return [f(x) for x in xs]
     chunks = _chunks(len(xs), max(par_chunk, -(-len(xs)//_most_chunks)))
     if (q := _queue(len(chunks))) is None: return [f(x) for x in xs]
-    pid,r = _fork(lambda fh: _send(fh, _work(f, xs, chunks, q)))
+    if (child := _fork(lambda fh: _send(fh, _work(f, xs, chunks, q)))) is None:
+        os.close(q)
+        return [f(x) for x in xs]
+    pid,r = child
     try:
         done = _work(f, xs, chunks, q)
         done |= _collect(pid, r) or {}
@@ -119,10 +129,10 @@ def fork_map(f, xs):
 @contextmanager
 def forked(f, *args, when=True):
     "`f(*args)` begun in a forked child where `can_fork` (and `when`: worth a fork): yields a function that waits for its result (or makes it here)"
-    if not (when and can_fork()):
+    if (got := _fork(lambda fh: _send(fh, (f(*args),))) if when and can_fork() else None) is None:   # a 1-tuple: a result of None is still a result
         yield lambda: f(*args)
         return
-    pid,r = _fork(lambda fh: _send(fh, (f(*args),)))   # a 1-tuple: a result of None is still a result
+    pid,r = got
     child = [pid]   # the child not yet waited for
     def result():
         got = _collect(child.pop(), r) if child else None
@@ -154,12 +164,14 @@ def _received(fh):
 @contextmanager
 def fork_iter(f, *args):
     "The items of the iterator `f(*args)`, made in a forked child where `can_fork` and yielded here as they come; else made here"
-    if not can_fork():
+    if (child := _fork(lambda fh: _stream(fh, f(*args))) if can_fork() else None) is None:
         yield iter(f(*args))
         return
-    pid,r = _fork(lambda fh: _stream(fh, f(*args)))
-    fh = os.fdopen(r, 'rb')
-    try: yield _received(fh)
+    pid,r = child
+    fh = None
+    try:
+        fh = os.fdopen(r, 'rb')
+        yield _received(fh)
     finally:
-        fh.close()
-        _stop(pid)
+        if fh: fh.close()
+        _stop(pid, None if fh else r)   # the pipe closed once, by whoever holds it

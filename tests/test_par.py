@@ -136,3 +136,31 @@ def test_forked_call_in_a_child():
     import subprocess, sys
     p = subprocess.run([sys.executable, '-c', FORKED_CODE], capture_output=True, text=True, timeout=120)
     assert (p.returncode, p.stdout.strip()) == (0, 'ok'), p.stderr[-2000:]
+
+@pytest.mark.parametrize('fails', ['fork', 'pipe'])
+def test_no_process_to_be_had_works_here(monkeypatch, fails):
+    "A system that gives no process or pipe (a limit on processes reached): each way of forking does its work here, the same"
+    import errno
+    def no(*a): raise OSError(errno.EAGAIN, 'Resource temporarily unavailable')
+    monkeypatch.setattr(os, fails, no)
+    assert {p for p in fork_map(lambda x: os.getpid(), range(4000))} == {os.getpid()}
+    with par.forked(os.getpid) as later: assert later() == os.getpid()
+    with par.fork_iter(lambda: iter([os.getpid()])) as items: assert list(items) == [os.getpid()]
+
+def test_fork_iter_streams_from_the_child_and_stops_it():
+    "Items made in the child, taken one by one; leaving early stops it, and nothing is left behind"
+    def made(n):
+        for i in range(n): yield i, os.getpid()
+    with par.fork_iter(made, 5) as items: got = list(items)
+    assert [i for i,_ in got] == list(range(5)) and {p for _,p in got} != {os.getpid()}
+    with par.fork_iter(made, 10**9) as items: assert next(items)[0] == 0   # then left: the child is stopped
+    with pytest.raises(ChildProcessError): os.waitpid(-1, os.WNOHANG)
+
+def test_fork_iter_a_child_killed_midway_is_lost():
+    def dies():
+        yield 1
+        os.kill(os.getpid(), signal.SIGKILL)
+        yield 2
+    with par.fork_iter(dies) as items:
+        assert next(items) == 1
+        with pytest.raises(par.HelperLost): next(items)
