@@ -21,7 +21,7 @@ __all__ = ['host_registry', 'known_formats', 'help_bytes', 'detect_format', 'Ses
 import json, os, shlex, time, warnings
 from array import array
 from collections import Counter
-from itertools import repeat
+from itertools import batched, repeat
 from functools import cached_property
 from pathlib import Path
 from fastcore.basics import store_attr, noop, first
@@ -150,7 +150,7 @@ def _runs(f, plan, end, notes):
         if not isinstance(runs, array):
             notes.append(runs)
             return
-        for at,n,gap in zip(*[iter(runs)]*3):
+        for at,n,gap in batched(runs, 3):
             yield from repeat(b'', gap)
             f.seek(at)   # where it is already buffered, a seek only moves in the buffer
             while n>0:   # line by line through a small buffer: no string of a whole run, no copy of one
