@@ -144,14 +144,26 @@ def _plan(path, host, at, line, end, ino, chunk):
             res = host.notes(left, line, res)
     yield res
 
-def _runs(f, plan, end, notes):
-    "The lines of each run in a helper's `plan`, read from binary file `f` (to `end`), and a blank one for each line it leaves; its notes put in `notes`"
+class _Left:
+    "`n` lines a helper took, `size` bytes of the file: blank lines to a reader, bytes to a progress bar"
+    def __init__(self, n, size): self.n,self.size = n,size
+    def __len__(self): return self.size
+
+def _blanked(items):
+    "Lines as a reader takes them: each `_Left` as its blank lines"
+    for o in items:
+        if type(o) is _Left: yield from repeat(b'', o.n)
+        else: yield o
+
+def _runs(f, plan, pos, end, notes):
+    "The lines of each run in a helper's `plan`, read from binary file `f` (from `pos` to `end`), a `_Left` for those it leaves; its notes put in `notes`"
     for runs in plan:
         if not isinstance(runs, array):
             notes.append(runs)
             return
         for at,n,gap in batched(runs, 3):
-            yield from repeat(b'', gap)
+            if gap: yield _Left(gap, at-pos)
+            pos = at+n
             f.seek(at)   # where it is already buffered, a seek only moves in the buffer
             while n>0:   # line by line through a small buffer: no string of a whole run, no copy of one
                 if not (ln := f.readline(n)): raise ReadAgain('the file shrank as it was read')
@@ -168,7 +180,7 @@ def helped_read(path, host, at=0, line=1, all=False, sidechains=False, progress=
         with open(path, 'rb', buffering=_read_buf) as f:
             end = os.fstat(f.fileno()).st_size   # the two read the same bytes of the same file, whatever the host appends meanwhile
             with fork_iter(_plan, path, host, at, line, end, _ino(f), _help_chunk) as plan:
-                log = host.read(progress(_runs(f, plan, end, notes)), all, sidechains, start=line)
+                log = host.read(_blanked(progress(_runs(f, plan, at, end, notes))), all, sidechains, start=line)
     except (HelperLost, ReadAgain): notes = []
     if not notes or notes[0] is None: return _read_from(path, host, at, line, all, sidechains)   # no helper, or a line it left holds more
     log.take_notes(notes[0])

@@ -4,7 +4,7 @@ from array import array
 from pathlib import Path
 import pytest
 from llmsurgery import sessions
-from llmsurgery.sessions import helped_read, read_start, read_session, ReadAgain, _read_from, _runs
+from llmsurgery.sessions import helped_read, read_start, read_session, ReadAgain, _read_from, _runs, _blanked
 from llmsurgery.claude import claude_host, cc_skips
 from llmsurgery.par import can_fork
 from doc_pins import real_dir, changed, pinned
@@ -73,6 +73,17 @@ def test_the_helper_reads_in_the_child(tmp_path, monkeypatch, small_chunks):
     plain,helped = both(p)
     assert helped == plain and tally.read_bytes().count(b'.') == p.read_bytes().count(b'\n') + 1
 
+def test_a_progress_bar_sees_every_byte(tmp_path, small_chunks):
+    "A progress wrapper is given the bytes of the lines the helper took too: the bar moves with the file, and ends at its end"
+    p,seen_ = hostile(tmp_path),[]
+    def progress(lines):
+        for l in lines:
+            seen_.append(len(l))
+            yield l
+    at,line = read_start(p, claude_host, False)
+    helped_read(p, claude_host, at, line, False, progress=progress)
+    assert sum(seen_) == p.stat().st_size - at and len(seen_) < p.read_bytes().count(b'\n')   # the left lines as a few items
+
 def test_a_line_that_holds_more_is_read_here(tmp_path, small_chunks, read_again):
     "A record naming its type twice looks like a progress line at its start: the helper says so, and every line is read here"
     lines = (real_dir/'tool_heavy.jsonl').read_bytes().splitlines(keepends=True)
@@ -115,7 +126,7 @@ def test_a_file_changed_under_the_read_is_read_again(tmp_path):
     "Runs that no longer match the file (it shrank, or its lines moved) are not read as lines: the read says so, to be done again"
     (p := tmp_path/'s.jsonl').write_bytes(b'{"a":1}\n{"b":2}\n')
     def lines(runs, end):
-        with open(p, 'rb') as f: return list(_runs(f, iter([array('q', runs), None]), end, []))
+        with open(p, 'rb') as f: return list(_blanked(_runs(f, iter([array('q', runs), None]), 0, end, [])))
     assert lines([0, 8, 0, 8, 8, 1], 16) == [b'{"a":1}\n', b'', b'{"b":2}\n']
     with pytest.raises(ReadAgain): lines([0, 40, 0], 40)     # it shrank
     with pytest.raises(ReadAgain): lines([0, 5, 0], 16)      # a run ending inside a line
