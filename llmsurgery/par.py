@@ -15,7 +15,7 @@ __all__ = ['par_min', 'par_chunk', 'os_threads', 'can_fork', 'fork_map', 'forked
 
 # %% ../nbs/02_par.ipynb #a498ec63
 import gc, os, pickle, signal, sys, threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from array import array
 
 # %% ../nbs/02_par.ipynb #e51f1cee
@@ -75,7 +75,8 @@ def _child(work, w, mask):
     finally: os._exit(code)
 
 def _fork(work):
-    "`(pid, fd)`: a forked child doing `work(fh)`, and the pipe what it writes into `fh` comes on; None if the system gives no pipe or process"
+    "`(pid, fd)`: a forked child doing `work(fh)`, and the pipe what it writes into `fh` comes on; None where `can_fork` says no or the system gives no pipe or process"
+    if not can_fork(): return None
     try: r,w = os.pipe()
     except OSError: return None
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stops)   # a Ctrl-C during the fork waits for it: Python's at-fork handlers swallow one
@@ -101,15 +102,15 @@ def _collect(pid, r):
 
 def _stop(pid, r=None):
     "Kill and reap the child `pid` and close its pipe `r` (unless None), whichever of these is still to do"
-    for f,a in ((os.kill, (pid, signal.SIGKILL)), (os.close, (r,)), (os.waitpid, (pid, 0))):
-        if f is os.close and r is None: continue
-        try: f(*a)
-        except OSError: pass
+    with suppress(OSError): os.kill(pid, signal.SIGKILL)
+    if r is not None:
+        with suppress(OSError): os.close(r)
+    with suppress(OSError): os.waitpid(pid, 0)
 
 # %% ../nbs/02_par.ipynb #cd7d25c8
 def fork_map(f, xs):
     "`[f(x) for x in xs]`, a long `xs` shared with a forked child where `can_fork`: the same results either way"
-    if len(xs)<par_min or not can_fork(): return [f(x) for x in xs]
+    if len(xs)<par_min or not can_fork(): return [f(x) for x in xs]   # asked before the queue is made
     chunks = _chunks(len(xs), max(par_chunk, -(-len(xs)//_most_chunks)))
     if (q := _queue(len(chunks))) is None: return [f(x) for x in xs]
     if (child := _fork(lambda fh: _send(fh, _work(f, xs, chunks, q)))) is None:
@@ -129,10 +130,10 @@ def fork_map(f, xs):
 @contextmanager
 def forked(f, *args, when=True):
     "`f(*args)` begun in a forked child where `can_fork` (and `when`: worth a fork): yields a function that waits for its result (or makes it here)"
-    if (got := _fork(lambda fh: _send(fh, (f(*args),))) if when and can_fork() else None) is None:   # a 1-tuple: a result of None is still a result
+    if (started := _fork(lambda fh: _send(fh, (f(*args),))) if when else None) is None:   # a 1-tuple: a result of None is still a result
         yield lambda: f(*args)
         return
-    pid,r = got
+    pid,r = started
     child = [pid]   # the child not yet waited for
     def result():
         got = _collect(child.pop(), r) if child else None
@@ -164,14 +165,10 @@ def _received(fh):
 @contextmanager
 def fork_iter(f, *args):
     "The items of the iterator `f(*args)`, made in a forked child where `can_fork` and yielded here as they come; else made here"
-    if (child := _fork(lambda fh: _stream(fh, f(*args))) if can_fork() else None) is None:
+    if (child := _fork(lambda fh: _stream(fh, f(*args)))) is None:
         yield iter(f(*args))
         return
     pid,r = child
-    fh = None
     try:
-        fh = os.fdopen(r, 'rb')
-        yield _received(fh)
-    finally:
-        if fh: fh.close()
-        _stop(pid, None if fh else r)   # the pipe closed once, by whoever holds it
+        with os.fdopen(r, 'rb') as fh: yield _received(fh)
+    finally: _stop(pid)

@@ -181,7 +181,7 @@ def helped_read(path, host, at=0, line=1, all=False, sidechains=False, progress=
             end = os.fstat(f.fileno()).st_size   # the two read the same bytes of the same file, whatever the host appends meanwhile
             with fork_iter(_plan, path, host, at, line, end, _ino(f), _help_chunk) as plan:
                 log = host.read(_blanked(progress(_runs(f, plan, at, end, notes))), all, sidechains, start=line)
-    except (HelperLost, ReadAgain): notes = []
+    except (HelperLost, ReadAgain): pass   # no notes came: read again below
     if not notes or notes[0] is None: return _read_from(path, host, at, line, all, sidechains)   # no helper, or a line it left holds more
     log.take_notes(notes[0])
     return log
