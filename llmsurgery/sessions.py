@@ -130,9 +130,10 @@ def _plan(path, host, at, line, end, ino, chunk):
         if _ino(f)!=ino: raise ReadAgain(f'{path} is another file now')   # the helper stops: the reader reads it all
         f.seek(at)
         for ln in lines_upto(f, end-at):
-            if host.skips(ln): left.append(ln); gap += 1
-            elif gap or not runs: left.append(b''); runs.extend((at, len(ln), gap)); gap = 0
-            else: left.append(b''); runs[-2] += len(ln)
+            left.append(ln if (skip := host.skips(ln)) else b'')   # numbered for the notes, read only if left
+            if skip: gap += 1
+            elif gap or not runs: runs.extend((at, len(ln), gap)); gap = 0   # a run begins
+            else: runs[-2] += len(ln)
             at += len(ln); size += len(ln)
             if size>=chunk:
                 yield runs
