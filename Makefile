@@ -23,7 +23,7 @@ test: $(STAMP)  ## the whole test suite, as CI runs it: about 5 min on 2 idle co
 	@PATH=$(CURDIR)/$(BIN):$$PATH sh tools/test.sh
 
 docs: $(STAMP)  ## run nbdev's docs processors on every notebook into _proc/, as the deploy workflow does (rendering needs Quarto: nbdev-docs)
-	@$(BIN)/nbdev-proc-nbs
+	@d=$$(mktemp -d); XDG_DATA_HOME=$$d $(BIN)/nbdev-proc-nbs; s=$$?; rm -rf $$d; exit $$s   # importing pyskills makes its folder in XDG_DATA_HOME: a temporary one
 
 bench: $(STAMP)  ## issue 26's measures as ratios in one run (REV=main also measures a before), then the README's performance tables (not part of the tests)
 	@$(BIN)/python bench/issue.py $(if $(REV),--rev $(REV))
