@@ -9,7 +9,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'examples'))
 from make_examples import synth_claude
 from llmsurgery.compact import *
-from llmsurgery.claude import read_claude
+from llmsurgery.hosts.base import host_named
+read_claude = host_named('claude').read_lines
 
 def best(f, reps=3):
     "Best wall time of `reps` calls of `f`, in seconds"

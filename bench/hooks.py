@@ -11,10 +11,12 @@ import argparse, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-from llmsurgery.claude import claude_host, cc_boundary_mark, cc_boundary
+from llmsurgery.hosts.base import host_named
+from llmsurgery.hosts.claude import cc_boundary
 from llmsurgery.jsonl import last_boundary
-from llmsurgery.sessions import read_head
-from llmsurgery.service import hook_facts, compacted_state
+from llmsurgery.hookstate import hook_facts, compacted_state
+claude_host = host_named('claude')
+cc_boundary_mark = claude_host.mark
 
 def sessions():
     "The real Claude Code sessions: the repository's copy, else the shared one"
@@ -25,10 +27,10 @@ def sessions():
 def event(path): return json.dumps(dict(hook_event_name='SessionStart', source='compact', session_id=path.stem,
                                         transcript_path=str(path), cwd=str(path.parent))).encode()
 
-def run_hook(stdin, name='claude', env=None):
-    "One run of the hook as the host runs it: (seconds, stdout)"
+def run_hook(stdin, name='claude', env=None, gate=()):
+    "One run of the hook as the host runs it (its command's `gate`): (seconds, stdout)"
     t = time.perf_counter()
-    p = subprocess.run([sys.executable, '-P', '-m', 'llmsurgery.hooks', name], input=stdin, capture_output=True,
+    p = subprocess.run([sys.executable, '-P', '-m', 'llmsurgery.hooks', name, *gate], input=stdin, capture_output=True,
                        env=env, timeout=60)
     return time.perf_counter()-t, p.stdout
 
@@ -69,7 +71,7 @@ def split_table(paths, reps):
     print('|---|---|---|---|---|')
     for p in paths:
         part = times(clock(lambda: claude_host.compacted_part(p)), reps)[0]
-        head = times(clock(lambda: read_head(p, claude_host)), reps)[0]
+        head = times(clock(lambda: claude_host.read_head(p)), reps)[0]
         msgs,kept = claude_host.compacted_part(p)
         facts = times(clock(lambda: hook_facts(msgs, None, kept)), reps)[0]
         job = times(clock(lambda: compacted_state(p, claude_host)), reps)[0]
@@ -118,7 +120,7 @@ def resume_table(paths, env):
 def pass_line(reps, env):
     ev = json.dumps(dict(hook_event_name='UserPromptSubmit', prompt='fix the parser', session_id='t',
                          transcript_path='/nowhere.jsonl', cwd='/')).encode()
-    best,med = times(lambda: run_hook(ev, 'codex', env)[0], reps)
+    best,med = times(lambda: run_hook(ev, 'codex', env, ['--when', 'prompt=/compact llmsurgery'])[0], reps)
     print(f"\nOn a Codex prompt it lets pass (the hook runs on every prompt there): {ms(best)} best, {ms(med)} median.")
 
 if __name__=='__main__':

@@ -19,7 +19,9 @@ from make_examples import synth_claude
 
 NEW_RUN = """import sys, time
 sys.path.insert(0, sys.argv[1])
-from llmsurgery.claude import read_claude
+try:   # a revision since the hosts became classes, else one before
+    from llmsurgery.hosts.base import host_named; read_claude = host_named('claude').read_lines
+except ImportError: from llmsurgery.claude import read_claude
 from llmsurgery.compact import compact_doc, compact_enc
 lines, ts = open(sys.argv[2]).read().splitlines(), []
 compact_enc()
@@ -29,6 +31,7 @@ for _ in range(int(sys.argv[3])):
 print(*min(ts))
 """
 REAL = [e2e.ROOT/'tests'/'data'/'claude-real'/f for f in e2e.BIG]   # the real sessions' two largest
+GATE = ['--when', 'prompt=/compact llmsurgery']   # as `--install-hooks codex` writes the command (an older hook ignores it)
 PASS = json.dumps(dict(hook_event_name='UserPromptSubmit', prompt='fix the parser', session_id='t',
                        transcript_path='/nowhere.jsonl', cwd='/')).encode()
 
@@ -44,7 +47,7 @@ def hook_row(code, reps, state):
     "`(hook seconds, bare interpreter seconds)`: Codex's hook on a prompt it lets pass, medians of `reps` runs"
     env = dict(os.environ, PYTHONPATH=str(code), XDG_STATE_HOME=state)
     bare = median(lambda: wall([sys.executable, '-P', '-c', 'pass'], env), reps)
-    hook = median(lambda: wall([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'codex'], env, PASS), reps)
+    hook = median(lambda: wall([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'codex', *GATE], env, PASS), reps)
     return hook, bare
 
 def chat_row(code, path, reps):

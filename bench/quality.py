@@ -57,6 +57,11 @@ from collections import Counter
 from pathlib import Path
 sys.dont_write_bytecode = True   # write nothing under the repository
 
+def read_whole(p):
+    "Session `p` read whole, by this revision's API or an older one's"
+    try: return read_session(p, whole=True)
+    except TypeError: return read_session(p, all=True)
+
 def load(rev=None, td=None):
     "Import the API under test: the installed `llmsurgery`, or the one at git revision `rev` of this clone, unpacked into `td`"
     global compact_doc, len_toks, read_session, code_dir
@@ -71,9 +76,9 @@ def load(rev=None, td=None):
     from llmsurgery.sessions import read_session
     global hook_addition
     try:
-        from llmsurgery.service import compacted_state
-        from llmsurgery.claude import claude_host
-        hook_addition = lambda p: compacted_state(p, claude_host)
+        from llmsurgery.hookstate import compacted_state
+        from llmsurgery.hosts.base import host_named
+        hook_addition = lambda p: compacted_state(p, host_named('claude'))
     except ImportError: hook_addition = None   # an older revision has no hook
 
 CATS = 'prompts', 'paths', 'commands', 'errors', 'final', 'plan'
@@ -279,7 +284,7 @@ def run(data, td):
         fs,cwds = extract(recs)
         p = Path(td)/fn.name
         p.write_text(''.join(lines), encoding='utf-8')
-        s = read_session(p, all=True)
+        s = read_whole(p)
         ht = len_toks(summ)
         kw = dict(cwd=s.cwd) if 'cwd' in inspect.signature(compact_doc).parameters else {}   # an older revision has no cwd
         if 'nums' in inspect.signature(compact_doc).parameters: kw['nums'] = s.nums   # numbered, as the command's

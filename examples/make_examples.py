@@ -8,7 +8,7 @@ Everything is synthetic and seeded, so the same code writes the same bytes. The 
 - `claude_long.jsonl`: a long Claude Code session (3,000 messages) with large file reads and test logs.
 
 `synth_claude(n_msgs, seed=0, big=True)` yields the lines of a long session holding exactly `n_msgs` canonical
-messages (what `llmsurgery.sessions.read_claude` returns by default); benchmarks import it to build sessions of any size."""
+messages (what Claude Code's reader, `llmsurgery.hosts.claude`, returns by default); benchmarks import it to build sessions of any size."""
 import base64, json, random, uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -300,7 +300,7 @@ class _Session:
         return lines, used
 
 def synth_claude(n_msgs, seed=0, big=True):
-    "JSONL lines of a synthetic Claude Code session that `read_claude` reads as exactly `n_msgs` canonical messages"
+    "JSONL lines of a synthetic Claude Code session that Claude Code's reader reads as exactly `n_msgs` canonical messages"
     s = _Session(seed, big)
     yield dumps(dict(type='summary', summary='Fix csvtidy reader edge cases', leafUuid=s.log.uuid()))
     left = n_msgs

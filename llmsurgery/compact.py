@@ -9,7 +9,7 @@ A long agent session is mostly bulk: file dumps, test logs, tool chatter. What a
 | `llmsurgery.fit` | `compact_chat`, and fitting a whole conversation to a target size |
 | `llmsurgery.document` | the continuation document: legend, repeated compaction, the report |
 | `llmsurgery.dialogs` | Solveit dialogs compacted in place or flat |
-| `llmsurgery.sessions` | `read_session`: a Claude Code or Codex session, or a dialog notebook, read into messages |
+| `llmsurgery.sessions` | `read_session`: any agent host's session, or a dialog notebook, read into messages |
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/compact.html.md"""
 

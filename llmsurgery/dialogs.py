@@ -38,7 +38,7 @@ from .render import *
 from .render import Policy, Budgets, Rendering, min_budgets, join_lines
 from .docstyle import err_toks, error_result, DocStyle, doc_call, doc_result, doc_args, call_head, head_cap
 from .fit import fit_floors, fill
-from .state import render_state
+from .state import render_state, Fact
 from .document import compact_content, join_compacts
 
 # %% ../nbs/09_dialogs.ipynb #7ca30c64
@@ -366,20 +366,22 @@ def reply_label(i): return f'Latest reply (to #_{i})'
 def _work_facts(ms):
     "State facts of what the code cells of messages `ms` define and the tools the AI used"
     defs = [f"{', '.join(ns)} (#_{m.id})" for m in ms if m.msg_type==scode and (ns := cell_defs(m))]
-    res = [(defs_label, '; '.join(defs), 'user')] if defs else []
-    if ts := tools_used(ms): res.append((tools_label, ', '.join(f'{k} ({n})' for k,n in ts.most_common()), 'user'))
+    res = [Fact(defs_label, '; '.join(defs), 'user')] if defs else []
+    ts = tools_used(ms)
+    if ts: res.append(Fact(tools_label, ', '.join(f'{k} ({n})' for k,n in ts.most_common()), 'user'))
     return res
 
 def dialog_facts(dlg):
-    "`[(label, text, kind)]`: what `dlg` is about, its first prompt, what it defines and used, its latest prompt and reply"
+    "The `Fact`s of `dlg`'s state: what it is about, its first prompt, what it defines and used, its latest prompt and reply"
     ms = shown(dlg)
     asked = [m for m in ms if m.msg_type==sprompt and prompt_qa(m)[0].strip()]
     said = [m for m in ms if m.msg_type==sprompt and (prompt_qa(m)[1] or '').strip()]
-    res = [(about_label, h, 'said')] if (h := opening_heading(ms)) else []
-    if asked: res.append((first_label(asked[0].id), media_marks(prompt_qa(asked[0])[0]), 'said'))
+    head,words = opening_heading(ms),said and reply_words(prompt_qa(said[-1])[1])
+    res = [Fact(about_label, head, 'said')] if head else []
+    if asked: res.append(Fact(first_label(asked[0].id), media_marks(prompt_qa(asked[0])[0]), 'said'))
     res += _work_facts(ms)
-    if len(asked)>1: res.append((latest_label(asked[-1].id), media_marks(prompt_qa(asked[-1])[0]), 'said'))
-    if said and (w := reply_words(prompt_qa(said[-1])[1])).strip(): res.append((reply_label(said[-1].id), w, 'asst'))
+    if len(asked)>1: res.append(Fact(latest_label(asked[-1].id), media_marks(prompt_qa(asked[-1])[0]), 'said'))
+    if words and words.strip(): res.append(Fact(reply_label(said[-1].id), words, 'asst'))
     return res
 
 # %% ../nbs/09_dialogs.ipynb #5a7e0006

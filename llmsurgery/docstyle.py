@@ -74,8 +74,8 @@ def doc_call(p, max_toks, cwd=None, enc=None, heads=None):
 
 # %% ../nbs/05_docstyle.ipynb #4d1c5d39
 boilerplate = tuple(re.compile(o, re.DOTALL) for o in (
-    r'The file .+ has been updated successfully\.',          # Claude Code Edit / MultiEdit
-    r'File created successfully at: .+',                      # Claude Code Write
+    r'The file .+ has been updated successfully\.',          # the Edit and MultiEdit tools' word
+    r'File created successfully at: .+',                      # the Write tool's
     r'Todos have been modified successfully\. Ensure that you continue to use the todo list to track your progress\. .*'))
 done_mark = '> ok'
 

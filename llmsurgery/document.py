@@ -30,7 +30,7 @@ from .render import *
 from .docstyle import DocStyle, pair_results, left_out
 from .fit import *
 from .state import (state_facts, render_state, read_state, merge_facts, said_text, task_label, summary_label,
-                              host_summary, cut_summary)
+                              host_summary, cut_summary, Fact)
 
 # %% ../nbs/08_document.ipynb #b6bbee48
 _plain = ("`***` separates user-led turns", "reopen the original transcript or source file first")
@@ -147,6 +147,7 @@ def covers_clause(msgs, nums=None):
     return f'message {n} ({msg_fingerprint(msgs)})'
 
 
+
 # %% ../nbs/08_document.ipynb #4c355ac1
 _covers_re = re.compile(r'This document covers it through message (#?)(\d+) \(([0-9a-f]{12})\)\.\s*$')
 def covered_by(doc):
@@ -158,6 +159,7 @@ def covered_num(doc):
     "The `#N` of the last message document `doc` covers, when it says one (an older document says a count), else None"
     m = _covers_re.search(doc[-300:]) if doc else None
     return int(m[2]) if m and m[1] else None
+
 
 
 # %% ../nbs/08_document.ipynb #260cc9c1
@@ -179,6 +181,7 @@ def doc_chain(doc):
     out = [(p, int(n)) for n,p in _one_re.findall(m[1])] if m else []
     p,n = doc_path(doc),covered_num(doc)
     return out + [(p, n)] if p and n else out
+
 
 
 # %% ../nbs/08_document.ipynb #b1227433
@@ -332,7 +335,7 @@ def capped_summary(facts, max_toks, enc=None):
     "State `facts`, the host's summary (or an earlier document's) cut to `summary_share` of target `max_toks`"
     if max_toks is None: return facts
     cap = max(int(max_toks*summary_share), 16)
-    return [(k, cut_summary(s, cap, enc=enc), kind) if k==summary_label else (k, s, kind) for k,s,kind in facts]
+    return [f._replace(text=cut_summary(f.text, cap, enc=enc)) if f.label==summary_label else f for f in facts]
 
 # %% ../nbs/08_document.ipynb #118825a8
 facts_fork = 20_000   # messages from which the state's facts are found in a forked child: a fork costs what 10,000 messages' facts do

@@ -1,4 +1,4 @@
-"""Compact a Solveit dialog or a Claude Code or Codex session that has grown too long for the context into a short continuation document, and carry on in a fresh one
+"""Compact a Solveit dialog or a coding agent's session that has grown too long for the context into a short continuation document, and carry on in a fresh one
 
 Use it when a dialog or an agent session is too long for the context window, or is about to be: compact it into a continuation document, then continue the work in a fresh dialog or session that opens with that document. The document keeps every user message (whole where the size allows), the assistant's words and tool calls cut to their gist, and the last messages whole.
 
@@ -6,7 +6,7 @@ The document is text in a small notation. `§ … §` encloses user text and `»
 
 The document is for orientation only. The transcript (the session file, or the dialog notebook) stays authoritative: reopen it before copying code, commands or exact output from the document, and whenever a detail matters. `recall` does that without reading the file yourself: it prints a message whole by its number (`#N`, the line of the transcript it is on; in a dialog, its id, such as `#_1a2b3c4d`), or every line that matches a regular expression, before the agent's own compactions too.
 
-Functions: `dialog_doc` renders a dialog notebook as a document, and `dialog_copy` writes a compacted copy of it. `session_doc` compacts a Claude Code or Codex session (a file, an id, or the newest session of a project directory) within `max_toks` tokens; `recent_sessions` lists a directory's sessions, `session_report` says what a compaction keeps, `resume_session` writes a new session in the agent's own store (or the other agent's) that opens with the document and returns the command that continues it, and `recall` shows or searches a transcript's messages whole. Each takes and returns plain paths, numbers and text, reads its input without changing it, writes only to the path it is given or the agent's store, and raises a `ValueError` that says what to fix when a path is wrong. Read `doc(f)` for each before calling it.
+Functions: `dialog_doc` renders a dialog notebook as a document, and `dialog_copy` writes a compacted copy of it. `session_doc` compacts an agent's session (a file, an id, or the newest session of a project directory) within `max_toks` tokens; `recent_sessions` lists a directory's sessions, `session_report` says what a compaction keeps, `resume_session` writes a new session in the agent's own store (or another agent's) that opens with the document and returns the command that continues it, and `recall` shows or searches a transcript's messages whole. Each takes and returns plain paths, numbers and text, reads its input without changing it, writes only to the path it is given or the agent's store, and raises a `ValueError` that says what to fix when a path is wrong. Read `doc(f)` for each before calling it.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/skill.html.md"""
 
@@ -23,8 +23,11 @@ from typing import Annotated
 from fastcore.meta import delegates
 from pyskills.core import allow, PosAllowPolicy
 from .render import Policy, compact_policy
-from .sessions import detect_format, find_session, find_sessions, Command, session_table
-from .service import given_path, existing_file, compact_session, show_session, grep_session
+from .hosts.base import hosts
+from .sessions import detect_format, Command
+from .discover import find_session, find_sessions, session_table
+from .service import given_path, existing_file, compact_session
+from .recall import show_session, grep_session
 
 # %% ../nbs/30_skill.ipynb #020b0d49
 @contextmanager
@@ -115,28 +118,33 @@ def _job(session, cwd, host, **kw):
     with _plain(): return compact_session(p, cwd=_dir(cwd), **kw)
 
 # %% ../nbs/30_skill.ipynb #e3a05fec
+def _names(): return ', '.join(repr(h.name) for h in hosts())
+_host = Annotated[str, f"Look only in this host's store: {_names()} (None: every host's)"]
+_to = Annotated[str, f"Continue in this agent instead, one of {_names()} (None: the session's own): one agent's session in another"]
+
+# %% ../nbs/30_skill.ipynb #0167ff0d
 @delegates(_budgets)
 def session_doc(
-    session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
+    session:str=None, # An agent's session: its file, or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`: compact the newest session of this project directory (None: the current directory)
-    host:str=None, # Look only in this host's store: 'claude', 'codex', 'gemini' or 'opencode' (None: every host's)
+    host:_host=None,
     max_toks:int=None, # Fit the whole document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
     notes:str='', # Notes for the continuation, added after the conversation
     since:str=None, # Path of an earlier continuation document of this session: its body is kept verbatim and only what came after is compacted
-    all:bool=False, # Include what precedes the host's own last compaction of the session
+    whole:bool=False, # Include what precedes the host's own last compaction of the session
     **kwargs
 )->str: # The continuation document
     "The continuation document of a session: the oldest turns are dropped and the rest cut to fit `max_toks`; it ends naming the session file"
     pol = _pol(session_doc, kwargs)
-    return _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, all=all, **pol).text
+    return _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, whole=whole, **pol).text
 
 # %% ../nbs/30_skill.ipynb #e064769a
 def recent_sessions(
     cwd:str=None, # The project directory whose sessions to list (None: the current directory)
-    host:str=None, # List only this host's sessions: 'claude', 'codex', 'gemini' or 'opencode' (None: every host's)
+    host:_host=None,
     n:int=20, # At most this many, the newest
 )->str: # A header line, then one line per session: host, id, last activity, size, messages, first prompt
-    "The newest sessions Claude Code and Codex keep for directory `cwd`; pass an id to `session_doc` or `resume_session`"
+    "The newest sessions every agent host keeps for directory `cwd`; pass an id to `session_doc` or `resume_session`"
     with _plain(): infos = find_sessions(_dir(cwd), host)
     if not infos: _found(None, cwd, host)   # which says where it looked
     return session_table(infos[:n])
@@ -149,30 +157,30 @@ def session_report(
     host:str=None, # As in `session_doc`
     max_toks:int=None, # As in `session_doc`
     since:str=None, # As in `session_doc`; not for a dialog
-    all:bool=False, # As in `session_doc`
+    whole:bool=False, # As in `session_doc`
     **kwargs
 )->str: # One summary line, then the counts one per line (for a dialog, the summary line alone)
     "What compacting a session with these settings keeps: messages and turns read, dropped and cut, tool calls, tokens before and after"
     pol,p = _pol(session_report, kwargs),_found(session, cwd, host)
-    with _plain(): c = compact_session(p, since=since, max_toks=max_toks, all=all, report=True, **pol)
+    with _plain(): c = compact_session(p, since=since, max_toks=max_toks, whole=whole, report=True, **pol)
     return '\n'.join(l for l in c.lines if not l.startswith('warning: '))
 
 # %% ../nbs/30_skill.ipynb #cf87ea1f
 @delegates(_budgets)
 def resume_session(
-    session:str=None, # A Claude Code or Codex session: its file (JSONL), or its id or a unique prefix of it; it is only read
+    session:str=None, # An agent's session: its file, or its id or a unique prefix of it; it is only read
     cwd:str=None, # With no `session`, continue the newest session of this project directory (None: the current directory); the new session runs there
     host:str=None, # As in `session_doc`
     max_toks:int=None, # As in `session_doc`
     notes:str='', # As in `session_doc`
     since:str=None, # As in `session_doc`
-    all:bool=False, # As in `session_doc`
-    to:str=None, # Continue in this agent instead, 'claude', 'codex', 'gemini' or 'opencode' (None: the session's own): a Claude Code session in Codex, say
+    whole:bool=False, # As in `session_doc`
+    to:_to=None,
     **kwargs
 )->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` when it must run elsewhere)
     "Write a new session in the host's store (or `to`'s) that opens with the continuation document of `session`, and give the command that resumes it"
     pol = _pol(resume_session, kwargs)
-    c = _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, all=all, resume=True, to=to, **pol).new[1]
+    c = _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, whole=whole, resume=True, to=to, **pol).new[1]
     return str(Command(c.argv, c.cwd))   # with a `cd` when it must run elsewhere than this process's directory
 
 # %% ../nbs/30_skill.ipynb #b044a6c2

@@ -16,12 +16,13 @@ __all__ = ['plan_tools', 'edit_tools', 'cwd_label', 'task_label', 'summary_label
            'request_label', 'words_label', 'typed', 'first_prompt', 'last_prompt', 'prompt_text', 'host_summary',
            'summary_body', 'tool_calls', 'tool_results', 'done_open', 'todo_facts', 'exit_plan_facts',
            'update_plan_facts', 'latest_plans', 'changed_paths', 'files_changed', 'commits', 'since_prompt',
-           'last_error', 'last_words', 'one_line', 'summary_sections', 'cut_summary', 'state_facts', 'fact_budget',
-           'render_fact', 'render_state', 'compact_state', 'read_state', 'said_text', 'merge_facts']
+           'last_error', 'last_words', 'one_line', 'summary_sections', 'cut_summary', 'Fact', 'state_facts',
+           'fact_budget', 'render_fact', 'render_state', 'compact_state', 'read_state', 'said_text', 'merge_facts']
 
 # %% ../nbs/07_state.ipynb #fec5b046
 import re
 from collections import Counter
+from typing import NamedTuple
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult
 from .toks import fit_text, as_text, len_toks
@@ -65,6 +66,7 @@ def summary_body(s):
     return _summary_tail.sub('', body).strip() or body
 
 
+
 # %% ../nbs/07_state.ipynb #c24b83a9
 def tool_calls(msgs):
     "The tool-use parts of the assistant messages in `msgs`, in order"
@@ -95,7 +97,7 @@ def exit_plan_facts(a): return [('Plan', a.get('plan') if isinstance(a.get('plan
 
 # %% ../nbs/07_state.ipynb #18ac371f
 def update_plan_facts(a):
-    "`[(label, text)]` of a Codex `update_plan`: its explanation, the steps done, the steps still open"
+    "`[(label, text)]` of an `update_plan` call: its explanation, the steps done, the steps still open"
     done,todo = done_open(_items(a.get('plan'), 'step'))
     why = a['explanation'] if isinstance(a.get('explanation'), str) else ''
     return [('Plan', why), ('Plan steps done', done), ('Plan steps open', todo)]
@@ -114,7 +116,7 @@ edit_tools = {'Edit', 'Write', 'MultiEdit', 'NotebookEdit'}
 _patch_re = re.compile(r'^\*\*\* (?:Update|Add|Delete) File: (.+)$', re.MULTILINE)
 
 def changed_paths(p):
-    "Paths tool call `p` changes: an edit tool's `file_path`/`notebook_path`, the files a Codex `apply_patch` names"
+    "Paths tool call `p` changes: an edit tool's `file_path`/`notebook_path`, the files an `apply_patch` names"
     a = p.arguments if isinstance(p.arguments, dict) else {}
     if p.name in edit_tools: return [o for o in (a.get('file_path') or a.get('notebook_path'),) if isinstance(o, str)]
     return _patch_re.findall(str(a.get('input') or a.get('patch') or '')) if p.name=='apply_patch' else []
@@ -171,6 +173,7 @@ def _section_order(n, last=3):
     return ends + [i for i in range(n) if i not in ends]
 
 
+
 # %% ../nbs/07_state.ipynb #c5a7e003
 def _joined(secs, kept):
     "The `kept` sections of `secs` (index: text) in order, ` … ` where any are left out"
@@ -195,25 +198,40 @@ def cut_summary(s, max_toks, fmt=noop, enc=None):
     return _joined(secs, kept) if kept else fit_text(s, max_toks, enc=enc)
 
 
+
 # %% ../nbs/07_state.ipynb #325603ff
 cwd_label,task_label = 'Working directory','Task (the first prompt typed)'
 summary_label = "Earlier conversation (the host's summary)"
 files_label,commits_label = 'Files changed (edit calls)','Commits'
 request_label,words_label = 'Latest request (the last prompt typed)','Last assistant message'
 
-def state_facts(msgs, cwd=None, task=None):
-    "`[(label, text, kind)]`: the state facts of `msgs`, the task `task` or the first prompt, paths relative to `cwd`"
-    res = [(cwd_label, f'`{cwd}`; paths inside it are written relative to it', None)] if cwd else []
-    task = task or (first_prompt(msgs) and prompt_text(first_prompt(msgs)))
-    if task: res.append((task_label, task, 'said'))
-    if m := host_summary(msgs): res.append((summary_label, summary_body(m.text), 'summary'))
-    res += [(k, t, 'user') for k,t in latest_plans(msgs)]
-    if fs := files_changed(msgs, cwd): res.append((files_label, ', '.join(f'{p} ({n})' for p,n in fs.items()), 'user'))
-    if cs := commits(msgs): res.append((commits_label, '; '.join(cs), 'user'))
+class Fact(NamedTuple):
+    "One line of a state: its `label`, its `text`, and its `kind`, which says how it is budgeted and marked"
+    label: str
+    text: str
+    kind: str = None   # 'said' (the user's words), 'summary', 'user', 'error', 'asst', 'carried'; None: as it is
+
+def _said_last(msgs, task):
+    "The last prompt of `msgs`, unless it is the task"
     ask = last_prompt(msgs) and prompt_text(last_prompt(msgs))
-    if ask and ask.strip()!=(task or '').strip(): res.append((request_label, ask, 'said'))
-    if e := last_error(msgs): res.append((f'Last error, no later {e[0]} call succeeded', e[1], 'error'))
-    if w := last_words(msgs): res.append((words_label, w, 'asst'))
+    return ask if ask and ask.strip()!=(task or '').strip() else None
+
+def _error_fact(e): return Fact(f'Last error, no later {e[0]} call succeeded', e[1], 'error')
+
+def state_facts(msgs, cwd=None, task=None):
+    "The `Fact`s of the state of `msgs`: the task `task` or the first prompt, paths relative to `cwd`"
+    task = task or (first_prompt(msgs) and prompt_text(first_prompt(msgs)))
+    summary,fs,cs = host_summary(msgs),files_changed(msgs, cwd),commits(msgs)
+    ask,err,words = _said_last(msgs, task),last_error(msgs),last_words(msgs)
+    res = [Fact(cwd_label, f'`{cwd}`; paths inside it are written relative to it')] if cwd else []
+    if task: res.append(Fact(task_label, task, 'said'))
+    if summary: res.append(Fact(summary_label, summary_body(summary.text), 'summary'))
+    res += [Fact(k, t, 'user') for k,t in latest_plans(msgs)]
+    if fs: res.append(Fact(files_label, ', '.join(f'{p} ({n})' for p,n in fs.items()), 'user'))
+    if cs: res.append(Fact(commits_label, '; '.join(cs), 'user'))
+    if ask: res.append(Fact(request_label, ask, 'said'))
+    if err: res.append(_error_fact(err))
+    if words: res.append(Fact(words_label, words, 'asst'))
     return res
 
 # %% ../nbs/07_state.ipynb #b6e6d292
@@ -276,10 +294,10 @@ def _rank(k): return next((i for i,o in enumerate(_order) if o in k), len(_order
 
 def _merged(fact, old):
     "New `fact` beside the earlier facts `old`: the earlier task stands, counts and commits add up"
-    k,s,kind = fact
+    k = fact.label
     if k not in old: return fact
-    if k==task_label: return k,old[k],'carried'
-    return (k, _joins[k](old[k], s), kind) if k in _joins else fact
+    if k==task_label: return Fact(k, old[k], 'carried')
+    return fact._replace(text=_joins[k](old[k], fact.text)) if k in _joins else fact
 
 def _superseded(k, new):
     "Does an earlier fact labelled `k` no longer hold, given the labels `new` of the facts after it?"
@@ -288,6 +306,6 @@ def _superseded(k, new):
 
 def merge_facts(earlier, facts):
     "State facts of a session resumed from an earlier document: `facts` of what followed, and the `earlier` still true"
-    old,new = dict(earlier),{k for k,_,_ in facts}
-    kept = [(k, v, 'carried') for k,v in earlier if not _superseded(k, new)]
-    return sorted(kept + [_merged(f, old) for f in facts], key=lambda o: _rank(o[0]))
+    old,new = dict(earlier),{f.label for f in facts}
+    kept = [Fact(k, v, 'carried') for k,v in earlier if not _superseded(k, new)]
+    return sorted(kept + [_merged(f, old) for f in facts], key=lambda o: _rank(o.label))

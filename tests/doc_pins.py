@@ -30,7 +30,7 @@ def documents(path):
     for all_ in (False, True):
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            s = read_session(path, all=all_)
+            s = read_session(path, whole=all_)
         for mt in (None, 900, 6000):
             for name,pol in policies.items():
                 doc = continuation_doc(s.msgs, path.name, max_toks=mt, cwd=s.cwd, task=getattr(s, 'task', None),

@@ -301,7 +301,7 @@ def test_claude_line_before_codex_rollout(tmp_path):
     s.write_text(json.dumps(dict(type='progress', sessionId='x', data={})) + '\n' + codex_lines())
     rc,out,err = run(s, '--all')
     assert rc == 0, err
-    assert b'\xc2\xa7 ' in out and "1 record(s) of the other host's format" in err   # codex messages read; the claude line counted
+    assert b'\xc2\xa7 ' in out and "1 record(s) of another host's format" in err   # codex messages read; the claude line counted
     assert not err.splitlines()[-1].startswith('0 messages')
 
 def test_detection_reads_past_50_lines(tmp_path):
@@ -315,7 +315,7 @@ def test_other_host_record_counted(tmp_path):
     s = session(tmp_path/'s.jsonl', 'Fix the parser', 'Fixed.', prefix=cx+'\n')
     rc,out,err = run(s)
     assert rc == 0, err
-    assert b'Fix the parser' in out and "1 record(s) of the other host's format" in err
+    assert b'Fix the parser' in out and "1 record(s) of another host's format" in err
 
 def test_badly_typed_block_keeps_the_valid_text(tmp_path):
     s = session(tmp_path/'s.jsonl', ['a bare string is no block', dict(type='text', text='KEEP THIS REQUEST')], 'Done.')

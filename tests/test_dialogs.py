@@ -285,7 +285,8 @@ _id_arg_re = re.compile(r"\b(?:id|ids|msgid)=('[^'\n]*'?)")
 @pytest.mark.parametrize('p', DIALOGS, ids=ids)
 def test_document_recall_and_noise(p, tmp_path):
     "Every prompt's id opens its turn and `--show` of it prints it whole; notes and code keep theirs; no empty result; no id cut"
-    from llmsurgery.service import compact_session, show_session
+    from llmsurgery.service import compact_session
+    from llmsurgery.recall import show_session
     src = tmp_path/p.name
     shutil.copy(p, src)
     d = reads_dialog(text(p))

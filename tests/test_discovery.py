@@ -11,8 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import pytest
 from hostkit import AnthropicMock, ResponsesMock, run_claude, run_codex, text, codex_rollouts
-from llmsurgery import claude, codex
-from llmsurgery.sessions import find_sessions, find_session, read_session, session_row
+from llmsurgery.hosts.base import host_named
+from llmsurgery.hosts import codex as cxmod
+from llmsurgery.hosts.claude import project_dirname
+claude,codex = host_named('claude'),host_named('codex')
+from llmsurgery.sessions import read_session
+from llmsurgery.discover import find_sessions, find_session, session_row
 
 GENUINE = Path(__file__).resolve().parent/'data'/'genuine'
 EXE = Path(sys.executable).absolute().parent/'llmsurgery-compact'
@@ -54,9 +58,9 @@ def test_codex_threads_found_by_their_directory(hosts, tmp_path, monkeypatch):
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(home/'.claude'))
     tid = json.loads(f.read_text().splitlines()[0])['payload']['id']
     assert [(o.host, o.id, o.path) for o in find_sessions(tmp_path/'link')] == [('codex', tid, f)]
-    assert find_session(tid[:10]) == f and codex.rollout_id(f) == tid
+    assert find_session(tid[:10]) == f and codex.session_id(f) == tid
     assert re.fullmatch(r'rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-', f.name[:-len(tid)-6]) and f.name.endswith(f'{tid}.jsonl')
-    assert codex.rollout_path(home/'.codex', tid).parent == f.parent          # today's folder, as the client names it
+    assert cxmod.rollout_path(home/'.codex', tid).parent == f.parent          # today's folder, as the client names it
     o, = find_sessions(real)
     assert (o.first_prompt, o.messages) == ('hello', 2)
 
@@ -83,12 +87,12 @@ def test_reads_genuine_codex():
 def store_of_genuine(tmp_path, work):
     "A Claude Code and a Codex store under `tmp_path` holding the genuine files as sessions of directory `work`"
     env = dict(CLAUDE_CONFIG_DIR=str(tmp_path/'claude'), CODEX_HOME=str(tmp_path/'codex'))
-    proj = tmp_path/'claude'/'projects'/claude.project_dirname(work); proj.mkdir(parents=True)
+    proj = tmp_path/'claude'/'projects'/project_dirname(work); proj.mkdir(parents=True)
     for n in ('claude_bash', 'claude_resumed', 'claude_command'): shutil.copyfile(GENUINE/f'{n}.jsonl', proj/f'{n}.jsonl')
     for n in ('codex_exec', 'codex_resumed'):
         lines = (GENUINE/f'{n}.jsonl').read_text().splitlines()
         meta = json.loads(lines[0]); meta['payload']['cwd'] = str(work)
-        p = codex.rollout_path(tmp_path/'codex', meta['payload']['id']); p.parent.mkdir(parents=True, exist_ok=True)
+        p = cxmod.rollout_path(tmp_path/'codex', meta['payload']['id']); p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text('\n'.join([json.dumps(meta)] + lines[1:]) + '\n')
     return env
 

@@ -24,10 +24,10 @@ def real_file(name):
     return real/name
 
 @cache
-def session(path, all=False):
+def session(path, whole=False):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        return read_session(path, all=all)
+        return read_session(path, whole=whole)
 
 def task_of(path):
     "The session's first request, as a reader gives it: the first prompt of the whole file"

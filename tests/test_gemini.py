@@ -4,8 +4,13 @@ Gemini log is told from the other hosts' files by its content, and the store fin
 import json, os
 from pathlib import Path
 from hypothesis import given, settings, strategies as st
-from llmsurgery.gemini import read_gemini, gemini_sessions, gm_session_id, gm_claim_slug, gm_projects, gm_ack
-from llmsurgery.jsonl import record_fmt
+from llmsurgery.hosts.base import host_named
+from llmsurgery.hosts.gemini import gm_claim_slug, gm_projects, gm_ack
+from llmsurgery.sessions import _claims
+from llmsurgery.hosts.base import hosts
+gemini = host_named("gemini")
+read_gemini = gemini.read_lines
+def record_fmt(r): return (_claims(r, hosts()) or [None])[0]
 from llmsurgery.sessions import detect_format
 
 GENUINE = Path(__file__).parent/'data'/'gemini'/'gemini_compressed.jsonl'
@@ -24,14 +29,14 @@ record = st.one_of(st.dictionaries(keys, values, max_size=5),
 @given(st.lists(record, max_size=12), st.booleans())
 def test_the_reader_never_fails(recs, whole):
     lines = [json.dumps(r) for r in recs] + ['{"torn']
-    res = read_gemini(lines, all=whole)
+    res = read_gemini(lines, whole=whole)
     assert res.bad_lines >= 1 and len(res.nums) == len(res)
 
 def test_genuine_lines_read_after_junk():
     "Junk in between costs only itself: the genuine log still reads, its task and its compression"
     lines = GENUINE.read_bytes().splitlines()
     junk = [*lines[:5], b'{"id": 3, "type": []}', b'[1, 2]', *lines[5:]]
-    a, b = read_gemini(lines, all=True), read_gemini(junk, all=True)
+    a, b = read_gemini(lines, whole=True), read_gemini(junk, whole=True)
     assert [m.text for m in a] == [m.text for m in b] and b.bad_lines == 2 and a.summary == b.summary
 
 def test_gemini_records_are_told_from_the_others():
@@ -44,16 +49,16 @@ def test_gemini_records_are_told_from_the_others():
 def test_the_store(tmp_path, monkeypatch):
     monkeypatch.setenv('GEMINI_CLI_HOME', str(tmp_path))
     work = tmp_path/'My Project'; work.mkdir()
-    slug = gm_claim_slug(work)
-    assert slug == 'my-project' and gm_projects() == {str(work.resolve()): 'my-project'}
+    slug = gm_claim_slug(work, gemini.home())
+    assert slug == 'my-project' and gm_projects(gemini.home()) == {str(work.resolve()): 'my-project'}
     chats = tmp_path/'.gemini'/'tmp'/slug/'chats'; chats.mkdir()
     sid = '0123abcd-0000-4000-8000-000000000000'
     meta = json.dumps(dict(sessionId=sid, projectHash='h', startTime='t', lastUpdated='t', kind='main'))
     (chats/'session-2026-01-01T10-00-0123abcd.jsonl').write_text(meta + '\n' + json.dumps(dict(
         id='u', timestamp='t', type='user', content=[dict(text='hi')])) + '\n')
     (chats/'session-2026-01-01T10-05-0123abcd.jsonl').write_text(meta + '\n{"$set":{"sessionId":"%s"}}\n' % sid)   # a stray
-    found = gemini_sessions(work)
-    assert [p.name for p in found] == ['session-2026-01-01T10-00-0123abcd.jsonl'] and gm_session_id(found[0]) == sid
-    assert gemini_sessions() == found and gemini_sessions(tmp_path) == []
+    found = gemini.session_files(work)
+    assert [p.name for p in found] == ['session-2026-01-01T10-00-0123abcd.jsonl'] and gemini.session_id(found[0]) == sid
+    assert gemini.session_files() == found and gemini.session_files(tmp_path) == []
     other = tmp_path/'elsewhere'/'my project'; other.mkdir(parents=True)
-    assert gm_claim_slug(other) == 'my-project-1' and gm_claim_slug(work) == 'my-project'
+    assert gm_claim_slug(other, gemini.home()) == 'my-project-1' and gm_claim_slug(work, gemini.home()) == 'my-project'

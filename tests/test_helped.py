@@ -3,9 +3,11 @@ import errno, json, os, signal
 from array import array
 from pathlib import Path
 import pytest
-from llmsurgery import sessions
-from llmsurgery.sessions import helped_read, read_start, read_session, ReadAgain, _read_from, _runs, _blanked
-from llmsurgery.claude import claude_host, cc_skips
+from llmsurgery.hosts import base as sessions
+from llmsurgery.sessions import read_session
+from llmsurgery.hosts.base import helped_read, log_start as read_start, ReadAgain, read_from as _read_from, _runs, _blanked, host_named
+from llmsurgery.hosts.claude import cc_skips
+claude_host = host_named("claude")
 from llmsurgery.par import can_fork
 from doc_pins import real_dir, changed, pinned
 
@@ -30,7 +32,7 @@ def small_chunks(monkeypatch): monkeypatch.setattr(sessions, '_help_chunk', 4096
 def read_again(monkeypatch):
     "How many times a helped read fell back to reading every line here"
     n = []
-    monkeypatch.setattr(sessions, '_read_from', lambda *a, **kw: n.append(1) or plain_read(*a, **kw))
+    monkeypatch.setattr(sessions, 'read_from', lambda *a, **kw: n.append(1) or plain_read(*a, **kw))
     return n
 
 def hostile(tmp):

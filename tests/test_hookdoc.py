@@ -7,9 +7,10 @@ import copy, json, time, uuid
 from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
-from llmsurgery.claude import claude_host, cc_context_len
-from llmsurgery.codex import codex_host, cx_context_len
-from llmsurgery.service import compacted_state, lost_doc, UnitEnc
+from llmsurgery.hosts.base import host_named
+from llmsurgery.hookstate import compacted_state, lost_doc, UnitEnc
+claude_host,codex_host = host_named("claude"),host_named("codex")
+cc_context_len,cx_context_len = claude_host.context_len,codex_host.context_len
 
 root = Path(__file__).resolve().parent
 real = root/'data'/'claude-real'

@@ -236,7 +236,7 @@ def test_codex_install_trusts_only_ours_and_uninstall_restores(hosts, tmp_path):
     originals = {p: p.read_bytes() for p in (hooks, config)}
     install_codex(cx, home)
     listed = codex_hooks_list(cx, home, cwd)
-    ours = [h for h in listed if h['command'].endswith('-m llmsurgery.hooks codex')]
+    ours = [h for h in listed if ' -m llmsurgery.hooks codex' in h['command']]
     assert sorted(h['eventName'] for h in ours) == ['sessionStart', 'userPromptSubmit']
     assert {h['trustStatus'] for h in ours} == {'trusted'}
     assert [h['trustStatus'] for h in listed if h['command'] == 'notify-send compacted'] == ['untrusted']
@@ -273,9 +273,10 @@ def test_a_failing_hook_exits_0_and_logs_one_line(tmp_path):
 
 # ---------------------------------------------------------------- issue 27: the whole addition reaches the model
 
-from llmsurgery.service import compacted_state
-from llmsurgery.codex import codex_host
+from llmsurgery.hookstate import compacted_state
+from llmsurgery.hosts.base import host_named
 from llmsurgery.hooks import compact_command
+codex_host = host_named("codex")
 
 RECALL_END = 'prints message N whole.'
 
@@ -347,13 +348,12 @@ def test_codex_whole_addition_reaches_the_model(hosts, tmp_path):
 @pytest.mark.parametrize('name', ['claude', 'codex', 'gemini'])
 def test_hook_resume_names_the_hosts_own_way_to_continue(name, tmp_path, monkeypatch):
     "`/compact llmsurgery`'s message: `/resume ID` where the host's TUI takes an id, else the host's own shell command"
-    from llmsurgery.service import hook_resume
-    from llmsurgery.sessions import host_registry
+    from llmsurgery.hookstate import hook_resume
     for k, v in (sandbox_env(tmp_path) | dict(GEMINI_CLI_HOME=str(tmp_path))).items(): monkeypatch.setenv(k, v)
     work = tmp_path/'work'; work.mkdir()
     src = dict(claude='examples/claude_short.jsonl', codex='examples/codex_short.jsonl',
                gemini='tests/data/gemini/gemini_compressed.jsonl')[name]
-    host = host_registry[name]
+    host = host_named(name)
     c, msg = hook_resume(Path(__file__).resolve().parent.parent/src, host, cwd=work)
     sid, cmd = host.session_id(c.new[0]), c.new[1]
     first = msg.splitlines()[0]

@@ -45,7 +45,7 @@ def gemini_work(gemini, tmp_path_factory):
 def test_a_genuine_session_reads(gemini_work):
     js, home, cwd, src = gemini_work
     assert detect_format(src) == 'gemini'
-    s = read_session(src, all=True)
+    s = read_session(src, whole=True)
     said = json.dumps([m.content for m in s.msgs], default=str)
     assert s.fmt == 'gemini' and s.host == 'Gemini CLI' and not s.bad_lines
     assert s.task == 'TASK-ALPHA: count the rows' and s.cwd == str(cwd)
@@ -67,7 +67,7 @@ def test_the_compression_is_the_boundary(gemini_work):
     texts = [m.text for m in s.msgs]
     assert texts[0].endswith(GeminiMock.snapshot) and 'TASK-ALPHA: count the rows' not in texts
     assert 'REQUEST-GAMMA: thanks' in texts and 'You are welcome.' in texts
-    whole = read_session(src, all=True)
+    whole = read_session(src, whole=True)
     assert set(s.nums) - {None} <= set(whole.nums) | {n for n, _ in whole.aside}     # one numbering
 
 def test_list_and_ids(gemini_work):
@@ -82,7 +82,7 @@ def test_list_and_ids(gemini_work):
 
 def test_show_and_grep_by_the_documents_numbers(gemini_work):
     js, home, cwd, src = gemini_work
-    n = next(n for n, m in zip(*(lambda s: (s.nums, s.msgs))(read_session(src, all=True))) if m.text == 'There are 17 rows.')
+    n = next(n for n, m in zip(*(lambda s: (s.nums, s.msgs))(read_session(src, whole=True))) if m.text == 'There are 17 rows.')
     rc, out, err = compact_in(home, cwd, str(src), '--show', str(n))
     assert rc == 0 and 'There are 17 rows.' in out, err
     rc, out, err = compact_in(home, cwd, str(src), '--grep', 'COLS-OUTPUT')
@@ -191,7 +191,7 @@ def test_state_reaches_the_model_after_a_real_compression(hooked):
     assert not hook_failures(home)
 
 def test_compact_with_llmsurgery_is_blocked_and_resumes(hooked):
-    from llmsurgery.gemini import gm_compact_prompt
+    from llmsurgery.hosts.gemini import gm_compact_prompt
     js, home, cwd, before = hooked
     turn(js, home, cwd, 'TASK-ALPHA: count the rows', [shell('echo ROWS-17'), text('17 rows.')])
     src, = gemini_sessions(home)

@@ -170,7 +170,7 @@ def test_to_opencode_from_claude(hosts, tmp_path):
 
 def test_failed_import_leaves_the_store(oc, monkeypatch):
     "An import opencode refuses half way (a message with no model) takes out the session it began: the store is as it was"
-    import llmsurgery.opencode as o
+    import llmsurgery.hosts.opencode as o
     from llmsurgery.sessions import read_session, write_resume
     home,cwd,sid = oc
     for k,v in opencode_env(home, cwd).items(): monkeypatch.setenv(k, v)
@@ -183,7 +183,7 @@ def test_failed_import_leaves_the_store(oc, monkeypatch):
         return e
     monkeypatch.setattr(o, 'oc_resume_export', broken)
     before = oc_sessions(home)
-    with pytest.raises(RuntimeError, match='opencode import failed'): write_resume(read_session(o.opencode_sessions()[0]), 'DOC')
+    with pytest.raises(RuntimeError, match='opencode import failed'): write_resume(read_session(o.host_named('opencode').session_files()[0]), 'DOC')
     assert oc_sessions(home)==before
 
 def test_plugin_adds_the_state_after_a_real_compaction(tmp_path):
@@ -216,10 +216,10 @@ def test_plugin_failure_leaves_opencode_as_it_was(tmp_path):
     b = install_opencode()
     home,cwd = tmp_path/'home',tmp_path/'work'
     cwd.mkdir()
-    from llmsurgery.opencode import oc_plugin_text
+    from llmsurgery.hosts.base import host_named
     plugin = home/'.config'/'opencode'/'plugins'/'llmsurgery.js'
     plugin.parent.mkdir(parents=True)
-    plugin.write_text(oc_plugin_text('exit 3'))
+    plugin.write_text(host_named('opencode').plugin_text('exit 3'))
     with ChatMock([full(text('Hi.')), text('Nothing more.')]) as s:
         rc,_,e = run_opencode(b, home, cwd, 'Hello', s, context=8000)
         assert rc==0, e
@@ -230,13 +230,14 @@ GENUINE = Path(__file__).resolve().parent/'data'/'genuine'/'opencode.db'
 
 def test_genuine_store_read_from_a_read_only_file(tmp_path, monkeypatch):
     "The bundled store, read-only on disk: read whole and after its compaction, numbered alike, and left byte for byte"
-    from llmsurgery.opencode import opencode_sessions, read_store
+    from llmsurgery.hosts.opencode import store_sessions, host_named
     db = tmp_path/'opencode'/'opencode.db'
     db.parent.mkdir()
     db.write_bytes(GENUINE.read_bytes())
     db.chmod(0o444)
-    ref, = opencode_sessions(db=db)
-    whole,after = read_store(ref, all=True),read_store(ref)
+    ref, = store_sessions(db)
+    oc = host_named('opencode')
+    whole,after = oc.read(ref, whole=True),oc.read(ref)
     assert whole.summary==after.summary and whole.summary.startswith('## Objective')
     assert [n for n,_ in whole.aside]==[after.nums[0]] and set(after.nums[1:])<=set(whole.nums)
     assert [m.text for n,m in zip(whole.nums, whole) if n in after.nums[1:]]==[m.text for m in after[1:]]
@@ -244,7 +245,7 @@ def test_genuine_store_read_from_a_read_only_file(tmp_path, monkeypatch):
     assert db.read_bytes()==GENUINE.read_bytes()
 
 def test_plugin_install_is_once_and_leaves_what_is_not_ours(tmp_path, monkeypatch):
-    from llmsurgery.hooks import install_hooks, uninstall_hooks
+    from llmsurgery.install import install_hooks, uninstall_hooks
     monkeypatch.setenv('XDG_CONFIG_HOME', str(tmp_path/'cfg'))
     monkeypatch.setenv('XDG_STATE_HOME', str(tmp_path/'state'))
     plugins = tmp_path/'cfg'/'opencode'/'plugins'

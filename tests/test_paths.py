@@ -4,7 +4,8 @@ import re, subprocess, time
 from pathlib import Path
 import pytest
 from hostkit import EXE
-from llmsurgery.service import show_session, grep_session, compact_session
+from llmsurgery.service import compact_session
+from llmsurgery.recall import show_session, grep_session
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT/'tests'/'data'/'claude-real'
@@ -78,7 +79,7 @@ def in_store(tmp_path, src=BIG):
     "(home, work, the session's id): a copy of the real session `src` in a Claude Code store under `tmp_path`"
     home, work = tmp_path/'home', tmp_path/'work'
     work.mkdir(parents=True)
-    from llmsurgery.claude import project_dirname
+    from llmsurgery.hosts.claude import project_dirname
     d = home/'.claude'/'projects'/project_dirname(str(work.resolve()))
     d.mkdir(parents=True)
     (d/src.name).write_bytes(src.read_bytes())

@@ -8,8 +8,10 @@ import orjson, pytest
 from hypothesis import given, settings, strategies as st
 from llmsurgery import jsonl as hosts
 from llmsurgery.jsonl import last_boundary, records, LogMsgs
-from llmsurgery.claude import read_claude, cc_boundary, cc_boundary_mark
-from llmsurgery.codex import read_codex
+from llmsurgery.hosts.base import host_named
+from llmsurgery.hosts.claude import cc_boundary, Claude
+cc_boundary_mark = Claude.mark
+read_claude,read_codex = host_named("claude").read_lines,host_named("codex").read_lines
 from llmsurgery.sessions import read_session
 from llmsurgery.toks import compact_enc, fit_text, len_toks, _count
 from llmsurgery.document import compact_doc, continuation_doc, compaction_report, report_line, report_table
@@ -20,10 +22,10 @@ examples = sorted((root/'examples').glob('*.jsonl'))
 reals = sorted(real.glob('*.jsonl'))   # in the repository: every clone has them
 sessions = examples + reals
 
-def full_read(path, all=False):
+def full_read(path, whole=False):
     "The reader over every line of `path`, as before the scan from the end"
     lines = path.read_bytes().splitlines(keepends=True)
-    return read_codex(lines, all) if 'codex' in path.name else read_claude(lines, all)
+    return read_codex(lines, whole) if 'codex' in path.name else read_claude(lines, whole)
 
 @pytest.fixture(scope='module')
 def chained(tmp_path_factory):
@@ -43,7 +45,7 @@ def test_chained_session_read_from_the_end(chained):
     s,m = read_session(chained),full_read(chained)
     assert chained.read_bytes().count(cc_boundary_mark) > 1
     assert len(s.msgs) and s.msgs == list(m) and s.summary == m.summary and s.host_toks == m.host_toks
-    assert read_session(chained, all=True).msgs == list(full_read(chained, all=True))
+    assert read_session(chained, whole=True).msgs == list(full_read(chained, whole=True))
 
 def test_documents_of_the_scan_are_the_documents_of_the_full_read(chained):
     s,m = read_session(chained),full_read(chained)
@@ -63,11 +65,11 @@ def test_scan_reads_only_after_the_boundary():
     assert f.n <= 4096+len(tail)   # one block from the end, not the 4 MB before it
 
 def test_orjson_and_json_give_the_same_messages(monkeypatch):
-    plain = {p: (read_claude if 'codex' not in p.name else read_codex)(p.read_bytes().splitlines(), all=True) for p in sessions}
+    plain = {p: (read_claude if 'codex' not in p.name else read_codex)(p.read_bytes().splitlines(), whole=True) for p in sessions}
     def refuse(ln): raise orjson.JSONDecodeError('refused', '', 0)
     monkeypatch.setattr(hosts, 'orjson', types.SimpleNamespace(loads=refuse, JSONDecodeError=orjson.JSONDecodeError))
     for p,m in plain.items():
-        j = (read_claude if 'codex' not in p.name else read_codex)(p.read_bytes().splitlines(), all=True)
+        j = (read_claude if 'codex' not in p.name else read_codex)(p.read_bytes().splitlines(), whole=True)
         assert j == m and j.bad_lines == m.bad_lines and j.summary == m.summary, p.name
 
 def test_torn_lines_are_still_counted():
@@ -161,7 +163,7 @@ def test_error_results_of_real_sessions_as_before():
     from llmsurgery.toks import as_text
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        errs = [t for path in reals for m in read_session(path, all=True).msgs if m.role=='tool'
+        errs = [t for path in reals for m in read_session(path, whole=True).msgs if m.role=='tool'
                 for t in (as_text(p.text) for p in m.content) if is_error_result(t)]
     assert len(errs) >= 10
     for t in errs:
@@ -199,7 +201,7 @@ def test_cut_calls_of_real_sessions_as_before(path):
     from llmsurgery.render import flat_lines
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        cmds = [flat_lines(p.arguments['command']) for m in read_session(path, all=True).msgs for p in m.content
+        cmds = [flat_lines(p.arguments['command']) for m in read_session(path, whole=True).msgs for p in m.content
                 if getattr(p, 'name', None)=='Bash' and isinstance(p.arguments, dict) and isinstance(p.arguments.get('command'), str)]
     for c in cmds[:400]:
         for n in (5, 20, 60): assert head_text(c, n, '! ') == head_text_before(c, n, '! ')
@@ -211,7 +213,7 @@ def test_over_only_when_over():
     for path in [p for p in sessions if p.stat().st_size > 200_000]:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            msgs = read_session(path, all=True).msgs
+            msgs = read_session(path, whole=True).msgs
         for n in (300, 3000, 30000):
             try: quick = fit_chat(msgs, n)
             except ValueError: continue
@@ -231,23 +233,31 @@ PASS_EVENTS = [('codex', dict(hook_event_name='UserPromptSubmit', prompt='fix th
                ('claude', dict(hook_event_name='PreCompact', trigger='manual', custom_instructions='keep the tests'))]
 
 HOOK_MODULES = """import json, runpy, sys
-sys.argv = ['llmsurgery.hooks', sys.argv[1]]
+sys.argv = ['llmsurgery.hooks', *sys.argv[1:]]
 try: runpy.run_module('llmsurgery.hooks', run_name='__main__', alter_sys=True)
 except SystemExit as e: status = e.code
 print(json.dumps(dict(status=status, modules=sorted(sys.modules))))"""
 
+def hook_args(name, event):
+    "`[host, *gate]`: what follows `-m llmsurgery.hooks` in the command `--install-hooks` writes for host `name`'s `event`"
+    import shlex
+    from llmsurgery.install import hook_group
+    from llmsurgery.hosts.base import host_named
+    argv = shlex.split(hook_group(host_named(name), event['hook_event_name'])['hooks'][0]['command'])
+    return argv[argv.index('llmsurgery.hooks')+1:]
+
 def hook_modules(name, event, tmp_path):
-    "Run host `name`'s hook on `event` as `python -P -m llmsurgery.hooks` runs it: (status, modules it imported, stdout)"
+    "Run host `name`'s hook on `event` as the host runs the installed command: (status, modules it imported, stdout)"
     import subprocess, sys
     env = dict(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path/'state'), PATH='/usr/bin:/bin')
-    p = subprocess.run([sys.executable, '-P', '-c', HOOK_MODULES, name], input=json.dumps(event).encode(),
+    p = subprocess.run([sys.executable, '-P', '-c', HOOK_MODULES, *hook_args(name, event)], input=json.dumps(event).encode(),
                        capture_output=True, env=env, timeout=60)
     *said, last = p.stdout.decode().splitlines()
     r = json.loads(last)
     return r['status'], set(r['modules']), said
 
-HEAVY = {'tiktoken', 'aidialog', 'llmsurgery.service', 'llmsurgery.sessions', 'llmsurgery.claude', 'llmsurgery.codex',
-         'llmsurgery.gemini', 'llmsurgery.jsonl', 'orjson', 'fastcore'}
+HEAVY = {'tiktoken', 'aidialog', 'llmsurgery.service', 'llmsurgery.sessions', 'llmsurgery.hosts.base', 'llmsurgery.hosts.claude',
+         'llmsurgery.hosts.codex', 'llmsurgery.hosts.gemini', 'llmsurgery.jsonl', 'orjson', 'fastcore'}
 
 @pytest.mark.parametrize('name,event', PASS_EVENTS)
 def test_a_hook_with_nothing_to_do_imports_nothing_heavy(name, event, tmp_path):
@@ -307,7 +317,7 @@ def test_gemini_replaced_or_shrunk_log_is_checked_exactly(gm_told, tmp_path):
     new.write_bytes(gm_told.read_bytes()+GM_TURN)
     new.replace(gm_told)
     status, mods, said = hook_modules('gemini', gm_prompt(gm_told), tmp_path)
-    assert (status, said) == (0, []) and 'llmsurgery.gemini' in mods           # the exact check ran, and told nothing
+    assert (status, said) == (0, []) and 'llmsurgery.hosts.gemini' in mods     # the exact check ran, and told nothing
     gm_told.write_bytes(b''.join(GM_LOG.read_bytes().splitlines(keepends=True)[:-1]))   # shorter, in place
     gm_again(gm_told)
     status, mods, said = hook_modules('gemini', gm_prompt(gm_told), tmp_path)

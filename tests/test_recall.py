@@ -16,8 +16,8 @@ from llmsurgery.render import Budgets, render_msg, result_part, result_prep, tur
 from llmsurgery.docstyle import DocStyle
 from llmsurgery.inject import strip_reminders
 from llmsurgery.dialogs import shown, dlg_msg
-from llmsurgery.service import (compact_session, show_session, recall_items, pick, show_blocks, bounded,
-                                Bound, show_bytes, exact)
+from llmsurgery.service import compact_session
+from llmsurgery.recall import show_session, recall_items, pick, show_blocks, bounded, Bound, show_bytes, exact_style as exact
 from llmsurgery.toks import as_text
 from llmsurgery.skill import recall
 from llmsurgery.toks import len_toks
@@ -44,7 +44,7 @@ def ids(p): return p.name[:12]
 @pytest.mark.parametrize('path', FILES, ids=ids)
 def test_numbers_same_with_and_without_all(path):
     "Each message of the default read has a number, the whole read holds the same message under it, and numbers rise"
-    d,w = read_session(path, warn=False),read_session(path, all=True, warn=False)
+    d,w = read_session(path, warn=False),read_session(path, whole=True, warn=False)
     assert len(d.nums) == len(d.msgs) and None not in d.nums
     assert d.nums == sorted(d.nums) and w.nums == sorted(w.nums)
     held = {}
@@ -57,7 +57,7 @@ def test_numbers_same_with_and_without_all(path):
 def test_number_is_the_record_line(path):
     "`#N` of a message made of a record is line N of the file: the record there is of the message's role"
     lines = path.read_text(encoding='utf-8', errors='replace').split('\n')
-    for n,m in numbered(read_session(path, all=True, warn=False)):
+    for n,m in numbered(read_session(path, whole=True, warn=False)):
         r = json.loads(lines[n-1])
         role = 'user' if m.role=='tool' else m.role
         assert r.get('type') == role or r.get('operation') == 'enqueue', (n, m.role, r.get('type'))
@@ -90,7 +90,7 @@ def said(line):
 @pytest.mark.parametrize('path', REAL, ids=ids)
 def test_every_turn_carries_its_number(path, all_):
     "Each turn of the document opens with `*** #N`, the first too; N rises; `--show N` prints the turn's first message"
-    doc = compact_session(path, all=all_).text
+    doc = compact_session(path, whole=all_).text
     turns,left = doc_turns(doc)
     nums = [n for n,_ in turns]
     assert turns and nums == sorted(set(nums))
@@ -108,8 +108,8 @@ def test_numbers_cost_little():
 def test_a_fit_says_the_numbers_it_left_out():
     "A small target leaves the oldest turns out; its line names their numbers, up to the first turn kept"
     path = COMPACTED[0]
-    turns,left = doc_turns(compact_session(path, all=True, max_toks=3000).text)
-    first = min(read_session(path, all=True, warn=False).nums)
+    turns,left = doc_turns(compact_session(path, whole=True, max_toks=3000).text)
+    first = min(read_session(path, whole=True, warn=False).nums)
     assert left and re.search(rf'left out: #{first}–#{turns[0][0]-1} …$', left), left
 
 @pytest.mark.parametrize('path', REAL, ids=ids)
@@ -147,7 +147,7 @@ def test_an_earlier_document_keeps_its_numbers(tmp_path):
 def test_show_prints_each_turn(path):
     "The number of each turn's first message (the default document's turns) shows that message, whole"
     d = read_session(path, warn=False)
-    items,render = recall_items(read_session(path, all=True, warn=False))
+    items,render,_ = recall_items(read_session(path, whole=True, warn=False))
     starts = sorted({0, *turn_starts(d.msgs, DocStyle())})   # the first message opens the document's first turn
     for i in starts:
         blocks = show_blocks(pick(items, str(d.nums[i])), render)
@@ -185,7 +185,7 @@ def test_cut_results_come_back_whole(path):
     "Every result a default document cuts comes back whole by its message's number: each line of line N's record"
     d = read_session(path, warn=False)
     doc = compact_session(path).text
-    items,render = recall_items(read_session(path, all=True, warn=False))
+    items,render,_ = recall_items(read_session(path, whole=True, warn=False))
     lines = path.read_text(encoding='utf-8', errors='replace').split('\n')
     cut = cut_results(d, doc)
     if path.name.startswith(('258c', '8463')): assert len(cut) >= 5
@@ -201,7 +201,7 @@ def test_cut_results_come_back_whole(path):
 def test_show_cuts_what_a_shell_cannot_take():
     "A result bigger than 30,000 bytes comes cut, with the command that gives it all; that command gives it all"
     path = COMPACTED[1]   # 8463c716: a 39 KB result
-    items,render = recall_items(read_session(path, all=True, warn=False))
+    items,render,_ = recall_items(read_session(path, whole=True, warn=False))
     n,m = max(((n, m) for n,m in items if m.role=='tool'), key=lambda o: len(whole(o[1])))
     assert len(whole(m).encode()) > show_bytes
     rc,out,err = cli(path, '--show', n)
@@ -217,8 +217,8 @@ def test_show_cuts_what_a_shell_cannot_take():
 @pytest.mark.parametrize('path', COMPACTED, ids=ids)
 def test_grep_finds_what_precedes_the_compaction(path):
     "Text from before the host's compaction that no default document holds: `--grep` finds it at its number"
-    d,w = read_session(path, warn=False),read_session(path, all=True, warn=False)
-    doc,start = compact_session(path, all=False).text,min(d.nums)
+    d,w = read_session(path, warn=False),read_session(path, whole=True, warn=False)
+    doc,start = compact_session(path, whole=False).text,min(d.nums)
     after = '\n'.join(map(whole, d.msgs))
     words = [(n, l.strip()) for n,m in zip(w.nums, w.msgs) if n < start
              for l in whole(m).split('\n') if len(l.strip()) > 30]   # the lines grep matches

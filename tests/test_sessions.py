@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 from aidialog.msg_parts import Text, Thinking, ToolUse, ToolResult, InputImage
 from llmsurgery.sessions import read_session, detect_format, SessionWarning
-from llmsurgery.claude import read_claude
+from llmsurgery.hosts.base import host_named, hosts
+read_claude = host_named('claude').read_lines
 
 ex = Path(__file__).resolve().parent.parent/'examples'
 spec = importlib.util.spec_from_file_location('make_examples', ex/'make_examples.py')
@@ -71,7 +72,7 @@ def test_claude_short():
     assert results['Read'].startswith('     1\t"""Reader')
 
 def test_claude_short_all_and_sidechains():
-    s, a, sc = read('claude_short.jsonl'), read('claude_short.jsonl', all=True), read('claude_short.jsonl', sidechains=True)
+    s, a, sc = read('claude_short.jsonl'), read('claude_short.jsonl', whole=True), read('claude_short.jsonl', sidechains=True)
     assert [m.text for m in a.msgs[:2]] == ['The reader drops the last row of every file. Where does that happen?',
                                             'In `read_rows`: the loop runs to `n-1`. I can fix it once you confirm.']
     assert a.msgs[2:] == s.msgs[1:]                                       # the history itself, instead of its summary
@@ -99,7 +100,7 @@ def test_codex_short():
     assert out[2].text.startswith('Exit code: 1\n')
 
 def test_codex_short_all():
-    a = read('codex_short.jsonl', all=True)
+    a = read('codex_short.jsonl', whole=True)
     assert [m.text for m in a.msgs if m.role=='user'] == ['Dates like 03/04/2024 come out as March 4th even with --day-first. Find where.',
                                                          'Fix it and run the date tests.']
     assert_clean(a.msgs)
@@ -119,7 +120,7 @@ def test_input_unchanged(tmp_path):
     for name in ('claude_short.jsonl', 'codex_short.jsonl'):
         f = shutil.copy2(ex/name, tmp_path/name)
         before = (hashlib.sha256(Path(f).read_bytes()).hexdigest(), Path(f).stat().st_mtime_ns, Path(f).stat().st_size)
-        read_session(f, all=True, warn=False)
+        read_session(f, whole=True, warn=False)
         after = (hashlib.sha256(Path(f).read_bytes()).hexdigest(), Path(f).stat().st_mtime_ns, Path(f).stat().st_size)
         assert before == after
     assert sorted(o.name for o in tmp_path.iterdir()) == ['claude_short.jsonl', 'codex_short.jsonl']
@@ -130,12 +131,12 @@ def test_torn_line_warns_once(tmp_path):
     f.write_text('\n'.join(lines[:5] + ['{"type":"user","mess'] + lines[5:]))    # a second torn line, mid-file
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
-        s = read_session(f, all=True)
+        s = read_session(f, whole=True)
     assert [str(w.message).endswith('skipped 2 torn or malformed line(s)') for w in ws] == [True]
-    assert s.bad_lines == 2 and s.msgs == read('claude_short.jsonl', all=True).msgs
+    assert s.bad_lines == 2 and s.msgs == read('claude_short.jsonl', whole=True).msgs
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
-        assert read_session(f, all=True, warn=False).bad_lines == 2
+        assert read_session(f, whole=True, warn=False).bad_lines == 2
         s = read_session(f, warn=False)   # by default the history before the last compaction (and its torn line) is not read
     assert not ws
     assert s.bad_lines == 1 and s.msgs == read('claude_short.jsonl').msgs
@@ -206,7 +207,7 @@ def test_claude_reader_never_raises(lines):
 
 @given(st.lists(_cx_rec.map(json.dumps) | st.text(max_size=30), max_size=8))
 def test_codex_reader_never_raises(lines):
-    from llmsurgery.codex import read_codex
+    read_codex = host_named('codex').read_lines
     msgs = read_codex(lines)
     _well_formed(msgs)
     assert msgs.bad_lines <= len(lines)
@@ -256,7 +257,7 @@ def test_genuine_custom_command():
 def test_task_and_directory_are_the_sessions_own(name):
     "After a host compaction the default read starts past the first request and the directory the session began in; both still hold"
     p = real(f'{name}.jsonl')
-    s, a = quiet(p), quiet(p, all=True)
+    s, a = quiet(p), quiet(p, whole=True)
     began = next(json.loads(l)['cwd'] for l in p.open() if '"cwd"' in l)
     assert s.cwd == a.cwd == began and not began.endswith('/assets')
     assert s.task == a.task == a.msgs[0].text and s.task not in [m.text for m in s.msgs]   # from before the boundary
@@ -276,7 +277,7 @@ def test_codex_task_and_directory_come_from_before_the_boundary(tmp_path):
 def test_host_trailers_are_stripped():
     "Claude Code's `<usage>` after a sub-agent's result and WebSearch's reminder to cite say nothing to a continuing model"
     rs = [p for n in ('subagent.jsonl', 'tool_heavy.jsonl', f'{BIG}.jsonl', '8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl')
-          for p in results(quiet(real(n), all=True).msgs)]
+          for p in results(quiet(real(n), whole=True).msgs)]
     tasks, searches = [p for p in rs if p.name=='Task'], [p for p in rs if p.name=='WebSearch']
     assert len(tasks) >= 3 and len(searches) >= 6
     assert all(p.text.rstrip().endswith("(for resuming to continue this agent's work if needed)") for p in tasks)   # the agent id stays
@@ -309,14 +310,15 @@ def test_all_counts_the_largest_context_held():
         u = (r.get('message') or {}).get('usage') if r.get('type')=='assistant' and not r.get('isSidechain') else None
         if isinstance(u, dict) and r['message'].get('model')!='<synthetic>':
             counts.append(sum(u.get(k) or 0 for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens')))
-    a, s = quiet(p, all=True), quiet(p)
+    a, s = quiet(p, whole=True), quiet(p)
     assert a.host_toks == max(counts) < 299_742 and s.host_toks == counts[-1]
 
 def test_list_columns_line_up_for_every_host():
     "`--list` rows of every registered host, `opencode` the longest name, start their id in the header's id column"
     from types import SimpleNamespace
-    from llmsurgery.sessions import host_registry, session_table
-    infos = [SimpleNamespace(host=h, id=f'{h[:2]}-id', activity=0, size=1, messages=1, first_prompt='hi') for h in host_registry]
+    from llmsurgery.discover import session_table
+    host_registry = [h.name for h in hosts()]
+    infos = [SimpleNamespace(host=h, sid=f'{h[:2]}-id', activity=0, size=1, messages=1, first_prompt='hi') for h in host_registry]
     head, *rows = session_table(infos).splitlines()
     assert 'opencode' in host_registry and len(rows) == len(host_registry)
     assert {r.index(f'{h[:2]}-id') for r,h in zip(rows, host_registry)} == {head.index('id')}

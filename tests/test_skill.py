@@ -12,7 +12,8 @@ from llmsurgery.sessions import read_session
 from llmsurgery.hist import chat2dlg
 from llmsurgery.toks import len_toks
 from llmsurgery.render import compact_policy
-from llmsurgery import claude
+from llmsurgery.hosts.base import host_named
+claude = host_named('claude')
 
 ROOT = Path(__file__).resolve().parent.parent
 ex = ROOT/'examples'

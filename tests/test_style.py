@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 
 pkg = Path(__file__).resolve().parent.parent/'llmsurgery'
-mods = sorted(p for p in pkg.glob('*.py') if not p.name.startswith('_'))
+mods = sorted(p for p in pkg.rglob('*.py') if not p.name.startswith('_'))
+def modname(p): return '.'.join(p.with_suffix('').relative_to(pkg).parts)   # 'hosts.claude'
 max_lines,max_depth = 25,4
 _nesting = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith, ast.Match, ast.TryStar)
 
@@ -19,14 +20,14 @@ def depth(node, d=0):
 def functions(p):
     return [n for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
-@pytest.mark.parametrize('p', mods, ids=lambda p: p.name)
+@pytest.mark.parametrize('p', mods, ids=modname)
 def test_functions_short_and_shallow(p):
     size = lambda f: f.end_lineno-f.body[0].lineno+1   # the body: a signature of one documented parameter a line is no code
     long = [f'{f.name}: {size(f)} lines' for f in functions(p) if size(f) > max_lines]
     deep = [f'{f.name}: depth {depth(f)}' for f in functions(p) if depth(f) > max_depth]
     assert not long and not deep, f'{p.name}: ' + '; '.join(long+deep)
 
-@pytest.mark.parametrize('p', mods, ids=lambda p: p.name)
+@pytest.mark.parametrize('p', mods, ids=modname)
 def test_no_private_imports(p):
     bad = [f'{n.module}.{a.name}' for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.ImportFrom)
            for a in n.names if a.name.startswith('_') and not a.name.startswith('__') and (n.level or (n.module or '').startswith('llmsurgery'))]
@@ -41,16 +42,23 @@ def test_depth_counts_nesting():
 def layout():
     "`{module: set of modules it may import}` from the README's module table"
     rows = [l.split('|') for l in (pkg.parent/'README.md').read_text().splitlines() if l.startswith('| `llmsurgery.')]
-    return {r[1].strip(' `').split('.')[1]: {w.strip() for w in r[4].split(',')} for r in rows}
+    return {r[1].strip(' `').split('.', 1)[1]: {w.strip() for w in r[4].split(',')} for r in rows}
+
+def _imported(n, at):
+    "The package's modules a relative `from` import `n`, in the package `at` (a list of names), names"
+    base = at[:len(at)-n.level+1]
+    if n.module: return {'.'.join([*base, n.module])}
+    return {'.'.join([*base, a.name]) for a in n.names if a.name!='__version__'}
 
 def own_imports(p):
     "The package's modules that module `p` imports"
-    nodes = [n for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.ImportFrom) and n.level==1]
-    return {n.module for n in nodes if n.module} | {a.name for n in nodes if not n.module for a in n.names if a.name!='__version__'}
+    at = list(p.relative_to(pkg).parts[:-1])
+    nodes = [n for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.ImportFrom) and n.level]
+    return set().union(*(_imported(n, at) for n in nodes))
 
 def test_readme_layout_is_the_code():
     "The README's module table lists every module, and each imports only what its row allows"
     table = layout()
-    assert set(table) == {p.stem for p in mods}
-    wrong = {p.stem: own_imports(p) - table[p.stem] for p in mods if own_imports(p) - table[p.stem]}
+    assert set(table) == {modname(p) for p in mods}
+    wrong = {modname(p): own_imports(p) - table[modname(p)] for p in mods if own_imports(p) - table[modname(p)]}
     assert not wrong, wrong

@@ -13,7 +13,7 @@ from hostkit import (EXE, sha, compact_in, one_turn, codex_env, codex_home, Anth
                      run_codex, bash, exec_command, text, claude_sessions, codex_rollouts, read_jsonl, request_with,
                      claude_tool_results, codex_tool_outputs)
 from llmsurgery.sessions import read_session
-from llmsurgery.claude import project_dirname
+from llmsurgery.hosts.claude import project_dirname
 
 
 
