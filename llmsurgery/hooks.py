@@ -74,8 +74,11 @@ def context_json(event, text):
     "What a hook prints to add `text` to the context of the host's next request"
     return json.dumps(dict(hookSpecificOutput=dict(hookEventName=event, additionalContext=text)), ensure_ascii=False)
 
+_input_most = 1<<26   # the most bytes of an event a hook reads
+
 def hook_input(raw):
     "The hook's stdin bytes `raw` parsed: a JSON object, else a ValueError"
+    if len(raw)>_input_most: raise ValueError(f'an event of more than {_input_most:,} bytes')
     d = json.loads(raw.decode('utf-8', 'replace'))
     if not isinstance(d, dict): raise ValueError('no JSON object on stdin')
     return d
@@ -95,6 +98,7 @@ def _state(host, inp, out, err):
     from llmsurgery.hookstate import compacted_state
     set_deadline(job_timeouts['state']*_margin)
     text = compacted_state(inp['transcript_path'], host, inp.get('cwd'), compact_command())
+    set_deadline(0)   # done: the line is written whole (the last resort stays)
     if text: out.write(context_json(inp.get('hook_event_name', 'SessionStart'), text)+'\n')
     out.flush()
     return 0
@@ -102,6 +106,7 @@ def _state(host, inp, out, err):
 def _resume(host, inp, out, err):
     "The resumable session written, the message naming how to continue it on stderr, and status 2: the host's step is blocked"
     from llmsurgery.hookstate import hook_resume
+    set_deadline(job_timeouts['resume']*_margin)
     _,msg = hook_resume(inp['transcript_path'], host, inp.get('cwd'))
     err.write(msg+'\n')
     err.flush()
@@ -121,8 +126,8 @@ def run_hook(name, src, out, err, log=None, gate=()):
     "Run host `name`'s hook (its command's `gate`) on the event read from `src`, writing to `out` and `err`: its status"
     inp = None
     try:
-        set_deadline(max(job_timeouts.values())*_margin)
-        inp = hook_input(src.read())
+        set_deadline(min(job_timeouts.values())*_margin)   # till the job is known: the shortest a host gives
+        inp = hook_input(src.read(_input_most+1))
         host,job = _job(name, inp, gate)
         return _jobs[job](host, inp, out, err) if job else 0
     except BaseException as e:   # never hurt the host: add nothing, let it go on, say why in the log

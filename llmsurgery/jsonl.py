@@ -203,22 +203,28 @@ def _find_back(buf, cut, mark, is_boundary):
     return None
 
 # %% ../nbs/12_jsonl.ipynb #f6eceb7d
-def last_boundary(f, mark, is_boundary, block=_block, end=None):
-    "Offset of the last line of binary file `f` (before offset `end`) that holds `mark` and is a boundary; else 0"
-    pos,carry = f.seek(0, 2) if end is None else end,[]
+def _peek(f, at, n):
+    "The `n` bytes of binary file `f` from offset `at`"
+    f.seek(at)
+    return f.read(max(n, 0))
+
+def last_boundary(f, mark, is_boundary, block=_block, end=None, limit=None):
+    "Offset of the last line of binary file `f` (before `end`) that holds `mark` and is a boundary; else 0"
+    pos = f.seek(0, 2) if end is None else end
+    floor,hi,held = (max(pos-limit, 0) if limit else 0),pos,False   # [pos, hi): one long line, `held`: holds `mark`
     while pos>0:
+        if pos<=floor: raise ValueError(f'no compaction boundary in the last {limit:,} bytes')
         start = max(0, pos-block)
-        f.seek(start)
-        b = f.read(pos-start)
-        nl = b.find(b'\n')
-        if start and nl<0:   # inside a line longer than a block: read further back
-            pos = start
-            carry.insert(0, b)
+        b = _peek(f, start, pos-start)
+        nl,edge = b.find(b'\n'),_peek(f, pos, min(len(mark)-1, hi-pos))   # `edge`: a mark across the blocks' seam
+        if start and nl<0:   # inside a line longer than a block: only where it ends is known, not its bytes
+            held,pos = held or mark in b+edge,start
             continue
-        buf = b''.join([b, *carry])
-        cut = nl+1 if start else 0   # the first line may begin in the block before
+        cut,last = (nl+1 if start else 0),b.rfind(b'\n')+1
+        tail = hi>pos and (held or mark in b[last:]+edge)   # the last line reaches past the block: read if it may be one
+        buf = b+_peek(f, pos, hi-pos) if tail else b[:last] if hi>pos else b
         if (s := _find_back(buf, cut, mark, is_boundary)) is not None: return start+s
-        pos,carry = start,[b[:cut]]
+        pos,hi,held = start,start+cut,mark in b[:cut]
     return 0
 
 # %% ../nbs/12_jsonl.ipynb #328e5fa5

@@ -14,8 +14,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hosts.html.md"""
 
 # %% auto #0
 __all__ = ['help_bytes', 'register', 'hosts', 'host_named', 'Hook', 'Host', 'StoreRef', 'is_ref', 'StoreHost', 'log_start',
-           'read_from', 'add_sidechains', 'ReadAgain', 'helped_read', 'read_log', 'log_head', 'first_record',
-           'JsonlHost']
+           'read_from', 'hook_size', 'add_sidechains', 'ReadAgain', 'helped_read', 'read_log', 'log_head',
+           'first_record', 'JsonlHost']
 
 # %% ../../nbs/13_hosts.ipynb #afb99e28
 import os, uuid, warnings
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 from fastcore.basics import noop, patch
 from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl
-from ..files import atomic_write
+from ..files import atomic_write, regular_size
 from ..par import can_fork, fork_iter, HelperLost
 
 # %% ../../nbs/13_hosts.ipynb #66e77985
@@ -75,6 +75,7 @@ class Host:
     home_dir = None  # its home folder otherwise, under the user's home
     session_env = None  # the variable its tool shell names the current session in
     context_cap = 10_000  # the most text a hook may add to its context whole, as `context_len` counts it
+    hook_bytes = 1<<28  # the most of a session a hook reads: a compaction further back than this is given up on
     timeout_unit = 1  # a hook's timeout in its settings counts seconds/`timeout_unit` (1000: milliseconds)
     hook_events = {}  # `{event: Hook or (Hook, ...)}`: the hooks llmsurgery installs
     tui_resume = None  # what a user types in its TUI to continue session `{id}` (None: the shell command)
@@ -244,11 +245,11 @@ class StoreHost(Host):
         return ref
 
 # %% ../../nbs/13_hosts.ipynb #55f5efc5
-def log_start(path, host, whole=False):
+def log_start(path, host, whole=False, end=None, limit=None):
     "`(offset, number)` of the line a read of `host`'s log at `path` starts on: its last compaction's, or `whole`, the first"
     if whole: return 0,1
     with open(path, 'rb') as f:
-        at = last_boundary(f, host.mark, host.is_boundary)
+        at = last_boundary(f, host.mark, host.is_boundary, end=end, limit=limit)   # `limit`: bytes looked back at most
         return at,1+lines_before(f, at)
 
 def read_from(path, host, at, line, whole=False, sidechains=False, progress=noop):
@@ -256,6 +257,11 @@ def read_from(path, host, at, line, whole=False, sidechains=False, progress=noop
     with open(path, 'rb') as f:
         f.seek(at)
         return host.read_lines(progress(f), whole, sidechains, start=line)
+
+def hook_size(path, limit):
+    "The size of session file `path` for a hook that reads it whole: a regular file of at most `limit` bytes, else a ValueError"
+    if (n := regular_size(path))>limit: raise ValueError(f'{n:,} bytes, more than a hook reads ({limit:,})')
+    return n
 
 def add_sidechains(log, host, path, whole=False):
     "Each sub-agent log of the session at `path` read, and put into `log` where its call ran (see `LogMsgs.add_agent`)"
@@ -396,9 +402,12 @@ class JsonlHost(Host):
     def read_start(self, path, whole=False): return log_start(path, self, whole)
     def read_head(self, path): return self.read_lines(log_head(path), whole=True)
     def compacted_part(self, path):
-        "`(LogMsgs, '')` of the part of the log at `path` the host has just compacted: from its last boundary on"
-        at,line = log_start(path, self)
-        return read_from(path, self, at, line),''
+        "`(LogMsgs, '')` of the part of the log at `path` the host has just compacted: its last boundary on, as it was"
+        end = regular_size(path)   # what a writer adds meanwhile is not read, and at most `hook_bytes` are
+        at,line = log_start(path, self, end=end, limit=self.hook_bytes)
+        with open(path, 'rb') as f:
+            f.seek(at)
+            return self.read_lines(lines_upto(f, end-at), start=line),''
 
     def resume_from(self, session, cwd=None):
         "`(folder, run dir, meta)`: where a continuation of `session` goes, where it runs, what it takes from it"

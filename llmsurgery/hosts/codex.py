@@ -23,7 +23,7 @@ from fastcore.basics import patch
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, InputImage, data_url
 from ..inject import *
 from ..jsonl import *
-from ..files import atomic_write
+from ..files import atomic_write, regular_size
 from .base import JsonlHost, Hook, host_named, first_record
 
 # %% ../../nbs/14b_codex.ipynb #714a9734
@@ -325,13 +325,14 @@ def cx_kept_text(ln):
 @patch
 def compacted_part(self:Codex, path):
     "`(LogMsgs, kept)` of the part of the rollout at `path` that Codex has just compacted, and the text it kept"
+    size,most = regular_size(path),self.hook_bytes   # what a writer adds meanwhile is not read
     with open(path, 'rb') as f:
-        end = last_boundary(f, self.mark, cx_boundary)
-        start = last_boundary(f, self.mark, cx_boundary, end=end) if end else 0
+        end = last_boundary(f, self.mark, cx_boundary, end=size, limit=most)
+        start = last_boundary(f, self.mark, cx_boundary, end=end, limit=most) if end else 0
         line = 1+lines_before(f, start)   # its messages numbered as every read numbers them
         f.seek(start)
-        part = f.read(end-start) if end else f.read()
-        kept = f.readline() if end else b''
+        part = f.read((end or size)-start)
+        kept = f.readline(most) if end else b''
     return self.read_lines(part.splitlines(), start=line),cx_kept_text(kept)
 
 # %% ../../nbs/14b_codex.ipynb #25928bca

@@ -26,7 +26,7 @@ from ..inject import *
 from ..jsonl import *
 from ..files import atomic_write
 from ..hookgate import log_mark, seen, note_seen, may_be_new
-from .base import JsonlHost, Hook, host_named, first_record
+from .base import JsonlHost, Hook, host_named, first_record, hook_size
 
 # %% ../../nbs/14c_gemini.ipynb #50c61cf0
 gm_compact_prompt = 'compact with llmsurgery'   # a prompt the hook blocks, writing a resumable session instead
@@ -450,7 +450,7 @@ def gm_last_snapshot(path):
 # %% ../../nbs/14c_gemini.ipynb #fcc0bdb4
 def gm_new_compression(path, name='gemini'):
     "Has Gemini compressed the log at `path` since the hook (of host `name`) last told of one? Noted, so it is told once"
-    with open(path, 'rb') as f: mark = log_mark(f, os.fstat(f.fileno()).st_size)   # before the replay: more is looked at next time
+    with open(path, 'rb') as f: mark = log_mark(f, hook_size(path, Gemini.hook_bytes))   # before the replay
     snap,told = gm_last_snapshot(path),seen(path, name).get('snap')
     note_seen(path, name, mark, snap=snap or told)
     return snap is not None and snap!=told
@@ -466,7 +466,7 @@ def compacted_since(self:Gemini, inp):
 @patch
 def compacted_part(self:Gemini, path):
     "`(LogMsgs, kept)` of what Gemini's last compression of the log at `path` took from the history, and the text it kept"
-    with open(path, 'rb') as f: lines = f.read().splitlines()
+    with open(path, 'rb') as f: lines = f.read(hook_size(path, self.hook_bytes)).splitlines()   # read whole, if a hook may
     whole,now = self.read_lines(lines, whole=True),self.read_lines(lines)
     part = self.log()
     if not now.summary: return part,''
