@@ -29,7 +29,7 @@ def state_home():
 
 # %% ../nbs/10_hookgate.ipynb #6fcedac3
 def gate_args(hooks):
-    "The options that tell a hook's command when its event may ask for a job: `--when FIELD=TEXT`, `--new MARK`; [] for none"
+    "The options telling a hook's command when its event may ask for a job: `--when FIELD=TEXT`, `--new MARK`; or []"
     if not hooks or any(h.when is None and h.new is None for h in hooks): return []
     whens = [a for h in hooks if h.when for a in ('--when', f'{h.when[0]}={h.when[1]}')]
     return whens + [a for h in hooks if h.new for a in ('--new', h.new)]
@@ -50,7 +50,7 @@ def seen_file(path, name):
     return state_home()/f'{name}-seen'/hashlib.sha256(str(Path(path).absolute()).encode()).hexdigest()[:16]
 
 def seen(path, name):
-    "What host `name`'s seen-file of the transcript at `path` notes (`mark`: `log_mark`'s, and what the host noted); {}: none"
+    "What host `name`'s seen-file of the transcript at `path` notes: `mark` (`log_mark`'s) and the host's notes; or {}"
     try: s = seen_file(path, name).read_text(encoding='utf-8')
     except (OSError, ValueError): return {}
     try: d = json.loads(s)
@@ -58,14 +58,14 @@ def seen(path, name):
     return d if isinstance(d, dict) else dict(snap=s)   # an older seen-file holds the snapshot's id alone
 
 def log_mark(f, size):
-    "What tells the log open as binary file `f` up to byte `size`: the file it is, `size`, and a hash of the bytes before it"
+    "What tells the log open as binary file `f` up to byte `size`: the file it is, `size`, a hash of the bytes before"
     st = os.fstat(f.fileno())
     f.seek(max(size-64, 0))
     end = hashlib.sha256(f.read(min(size, 64))).hexdigest()[:16]
     return dict(dev=st.st_dev, ino=st.st_ino, size=size, end=end)
 
 def note_seen(path, name, mark, **kw):
-    "Note in host `name`'s seen-file of the transcript at `path` how far its hook looked, `mark`, and what it told of, `kw`"
+    "Note in `name`'s seen-file of the transcript at `path` how far its hook looked, `mark`, and what it told, `kw`"
     f = seen_file(path, name)
     f.parent.mkdir(parents=True, exist_ok=True)
     tmp = f.with_name(f'.{f.name}.{os.getpid()}')
@@ -83,7 +83,7 @@ def looked_to(f, noted):
 looked_most = 1<<28   # the most bytes of a log a hook looks through for a tag: one further back is not looked for
 
 def holds(f, tag, at, end, block=1<<22):
-    "Does binary file `f` hold bytes `tag` from offset `at` on, starting before `end`? A block at a time, each overlapping"
+    "Does binary file `f` hold bytes `tag` from offset `at` on, starting before `end`? Read a block at a time"
     while at<end:
         f.seek(at)
         if tag in f.read(min(block, end-at)+len(tag)-1): return True

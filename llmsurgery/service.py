@@ -61,7 +61,8 @@ def output_path(out, src, what='out', overwrite=True):
     if _same_file(o, src): raise ValueError(f'{what} {out} is the file being compacted, which is only ever read')
     if o.is_dir(): raise ValueError(f'{what} {out} is a directory, a folder: name a file, such as {o/Path(src).name}')
     if not o.parent.is_dir(): raise ValueError(f'{what} {out}: no such folder (the folder {o.parent} does not exist)')
-    if o.exists() and not overwrite: raise ValueError(f'{what} {out} already exists: choose another path, or overwrite it')
+    if o.exists() and not overwrite:
+        raise ValueError(f'{what} {out} already exists: choose another path, or overwrite it')
     return o
 
 # %% ../nbs/16_service.ipynb #012037b4
@@ -85,7 +86,7 @@ class Compaction(BasicRepr):
 
 # %% ../nbs/16_service.ipynb #e5c25808
 def read_checked(path, whole=False, sidechains=False, progress=noop, start=None):
-    "`(Session, warning lines)`: the session at `path` (read from `start`, `session_start`'s), and what the reader skipped, as lines"
+    "`(Session, warning lines)`: the session at `path`, read from `start` (`session_start`'s), and what was skipped"
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always', SessionWarning)
         s = read_session(path, whole=whole, sidechains=sidechains, progress=progress, start=start)
@@ -115,7 +116,7 @@ def _report_lines(doc, r, table):
 
 # %% ../nbs/16_service.ipynb #641c0e88
 def with_opening_doc(s):
-    "Session `s`, read whole, with the document it was resumed from back at its start, where a read from its boundary has it"
+    "Session `s`, read whole, with the document it was resumed from back at its start, as a default read has it"
     docs = [(n,m) for n,m in s.aside if s.chain and split_compaction(m.text)]
     if not docs or (s.msgs and split_compaction(s.msgs[0].text)): return s
     (n,m),s.aside = docs[0],[o for o in s.aside if o is not docs[0]]
@@ -127,7 +128,8 @@ def compaction(s:Session, job):
     "The `Compaction` of `job` on session `s`: a transcript's continuation document, and maybe a new session"
     s = with_opening_doc(s)
     here = str(job.path) if is_ref(job.path) else str(job.path.resolve())   # a store's session: its id
-    chain = [(p,n) for p,n in s.chain if not same_session(p, path_text(here))]   # the transcripts its smaller numbers are in
+    # the transcripts its smaller numbers are in
+    chain = [(p,n) for p,n in s.chain if not same_session(p, path_text(here))]
     doc = continuation_doc(s.msgs, here, cwd=s.cwd, task=s.task, nums=s.nums, chain=chain, **job.doc_kw)
     r = compaction_report(doc, exact=job.table, host_toks=s.host_toks, host=s.host)
     new = write_resume(s, doc.text, job.cwd, job.to) if job.resume else None
@@ -136,9 +138,10 @@ def compaction(s:Session, job):
 @compaction.register
 def _(s:DialogSession, job):
     "A dialog notebook's: its document (fitted to `job.max_toks`), or its compacted copy written to `job.copy`"
-    from llmsurgery.dialogs import compact_dialog   # the dialog machinery is imported for a dialog only (see `sessions`)
+    from llmsurgery.dialogs import compact_dialog   # the dialog machinery is imported for a dialog only
     n,grow = doc_target(job.max_toks)
-    text,line = compact_dialog(s, str(job.path.resolve()), job.notes, job.copy, None if job.copy else n, grow, **job.pol)
+    src = str(job.path.resolve())
+    text,line = compact_dialog(s, src, job.notes, job.copy, None if job.copy else n, grow, **job.pol)
     return Compaction(text, [line])
 
 # %% ../nbs/16_service.ipynb #45a9d76c
@@ -152,10 +155,11 @@ def check_job(s:Session, job):
 @check_job.register
 def _(s:DialogSession, job):
     if job.since:
-        raise ValueError('since names an earlier document of an agent transcript; a dialog notebook is compacted whole: compact it without since')
+        raise ValueError('since names an earlier document of an agent transcript; '
+                         'a dialog notebook is compacted whole: compact it without since')
     if job.resume:
-        raise ValueError("a dialog notebook is no agent host's session, so it can't be resumed in one: "
-                         'compact it without resuming (the document is printed), or with in_place_copy for a compacted copy')
+        raise ValueError("a dialog notebook is no agent host's session, so it can't be resumed in one: compact it "
+                         'without resuming (the document is printed), or with in_place_copy for a compacted copy')
     if job.copy and job.max_toks: raise ValueError('max_toks fits a document: an in_place_copy keeps every prompt')
 
 # %% ../nbs/16_service.ipynb #b431138f
@@ -172,11 +176,12 @@ def gc_paused():
 def compact_session(session=None, out=None, notes='', since=None, max_toks=None, whole=False, sidechains=False,
                     report=False, in_place_copy=None, overwrite=True, resume=False, to=None, cwd=None, host=None,
                     progress=noop, **budgets):
-    "Compact `session` (a path, an id; the agent's own, or `cwd`'s newest): its `Compaction`, the document also to `out`"
+    "Compact `session` (a path, an id; the agent's own, or `cwd`'s newest): its `Compaction`; the document to `out`"
     path = session_at(find_session(session, cwd, host))
     if out and in_place_copy: raise ValueError('out and in_place_copy exclude each other')
     out,copy = [o and output_path(o, path, w, overwrite) for o,w in ((out, 'out'), (in_place_copy, 'in_place_copy'))]
-    with gc_paused(), forked(session_start, path, whole) as start:   # found on a second core while this one loads the tokenizer
+    # where the read starts is found on a second core while this one loads the tokenizer
+    with gc_paused(), forked(session_start, path, whole) as start:
         job = Job(path, notes, since, since and read_earlier(since), max_toks, Policy(**budgets), copy, report,
                   resume or bool(to), to, cwd)
         s,warns = read_checked(path, whole, sidechains, progress, start())

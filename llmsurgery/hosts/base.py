@@ -25,7 +25,7 @@ from importlib.metadata import entry_points
 from itertools import batched, repeat
 from pathlib import Path
 from typing import NamedTuple
-from fastcore.basics import noop, patch
+from fastcore.basics import noop, patch, store_attr
 from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl
 from ..files import atomic_write, regular_size
 from ..par import can_fork, fork_iter, HelperLost
@@ -68,7 +68,7 @@ class Hook(NamedTuple):
 _hex_chars = set('0123456789abcdefABCDEF-')
 
 class Host:
-    "An agent host: what llmsurgery knows of it, each part a method with a working default; a subclass that names itself registers"
+    "An agent host: what llmsurgery knows of it, each part a method with a working default; a named subclass registers"
     name = None  # what `--host` takes, and what `detect_format` calls its sessions: a short lower-case word
     label = None  # the host's name for people
     home_var = None  # the environment variable that moves its home folder
@@ -185,7 +185,7 @@ def trust_file(self:Host):
 
 @patch
 def trust(self:Host, hooks_file, commands):
-    "`(keys, lines)`: llmsurgery's hooks in `hooks_file`, running one of `commands`, trusted by the host; lines for the user"
+    "`(keys, lines)`: llmsurgery's hooks in `hooks_file` (running one of `commands`) trusted by the host; lines to show"
     return [],[]
 
 @patch
@@ -214,7 +214,7 @@ def hook_job(self:Host, inp):
 
 # %% ../../nbs/13_hosts.ipynb #9fd862a5
 class StoreRef(str):
-    "A session kept inside a store, not in a file of its own: its id (the string), the `host`'s name, the `store` holding it"
+    "A session kept inside a store, not a file of its own: its id (the string), its `host`'s name, its `store`"
     def __new__(cls,
         sid:str, # the session's id, as the host resumes it and `llmsurgery-compact` takes it
         host:str, # the name of the `Host` whose store it is
@@ -224,7 +224,8 @@ class StoreRef(str):
         cwd:str=None, # the directory it ran in
     ):
         self = super().__new__(cls, sid)
-        self.host,self.store,self.mtime,self.size,self.cwd = host,Path(store),mtime,size,cwd
+        store_attr('host,mtime,size,cwd', self=self)
+        self.store = Path(store)
         return self
     def __repr__(self): return f'StoreRef({str(self)!r}, {self.host!r}, {str(self.store)!r})'
 
@@ -246,7 +247,7 @@ class StoreHost(Host):
 
 # %% ../../nbs/13_hosts.ipynb #55f5efc5
 def log_start(path, host, whole=False, end=None, limit=None):
-    "`(offset, number)` of the line a read of `host`'s log at `path` starts on: its last compaction's, or `whole`, the first"
+    "`(offset, number)` of the line a read of `host`'s log at `path` starts on: its last compaction's, or `whole`, 1"
     if whole: return 0,1
     with open(path, 'rb') as f:
         at = last_boundary(f, host.mark, host.is_boundary, end=end, limit=limit)   # `limit`: bytes looked back at most
@@ -259,7 +260,7 @@ def read_from(path, host, at, line, whole=False, sidechains=False, progress=noop
         return host.read_lines(progress(f), whole, sidechains, start=line)
 
 def hook_size(path, limit):
-    "The size of session file `path` for a hook that reads it whole: a regular file of at most `limit` bytes, else a ValueError"
+    "Size of session file `path` for a hook to read whole: a regular file of at most `limit` bytes, or a ValueError"
     if (n := regular_size(path))>limit: raise ValueError(f'{n:,} bytes, more than a hook reads ({limit:,})')
     return n
 
@@ -280,7 +281,9 @@ class ReadAgain(Exception): "The file changed under a helped read: it is read ag
 
 class _Plan:
     "A helper's runs of lines to read, `(offset, bytes, lines left before)` each, and the lines it leaves, numbered"
-    def __init__(self, at): self.at,self.runs,self.left,self.size,self.gap = at,array('q'),[],0,0
+    def __init__(self, at):
+        self.at,self.runs,self.left = at,array('q'),[]
+        self.size = self.gap = 0   # bytes taken, and lines left since the last run
     def take(self, ln, skip):
         "Line `ln` of the file: left to the helper if `skip`, else in a run of the reader's"
         self.left.append(ln if skip else b'')   # numbered for the notes, read only if left
@@ -293,7 +296,7 @@ class _Plan:
         self.size += len(ln)
 
 def _plan(path, host, at, line, end, ino, chunk):
-    "A helper's work for a read of `path` (file `ino`) from `at` (line `line`) to `end`: the runs of lines `host.skips` does not leave, a `chunk` of bytes at a time; then `host.notes` of those it leaves"
+    "A helper's work on `path` (file `ino`) from `at` (line `line`) to `end`: runs of the lines it keeps; its notes"
     res,p = None,_Plan(at)
     with open(path, 'rb') as f:
         if _ino(f)!=ino: raise ReadAgain(f'{path} is another file now')   # the helper stops: the reader reads it all
@@ -334,7 +337,7 @@ def _run_lines(f, at, n, end):
         yield ln
 
 def _runs(f, plan, pos, end, notes):
-    "The lines of each run in a helper's `plan`, read from binary file `f` (from `pos` to `end`), a `_Left` for those it leaves; its notes put in `notes`"
+    "The lines of each run of a helper's `plan`, read from file `f` (`pos` to `end`), a `_Left` a gap; its `notes`"
     for runs in plan:
         if not isinstance(runs, array):
             notes.append(runs)
@@ -348,22 +351,23 @@ def _runs(f, plan, pos, end, notes):
 _read_buf = 1<<16   # the reader's buffer: what it reads at a time where runs are close
 
 def helped_read(path, host, at=0, line=1, whole=False, sidechains=False, progress=noop):
-    "`read_from`'s log, made with a forked helper that finds the lines `host.skips` says and takes their notes meanwhile (or here, as taken)"
+    "`read_from`'s log, made with a forked helper that finds the lines `host.skips` leaves and notes them meanwhile"
     notes = []
     try:
         with open(path, 'rb', buffering=_read_buf) as f:
-            end = os.fstat(f.fileno()).st_size   # the two read the same bytes of the same file, whatever the host appends meanwhile
+            end = os.fstat(f.fileno()).st_size   # both read the same bytes of one file, whatever the host appends
             with fork_iter(_plan, path, host, at, line, end, _ino(f), _help_chunk) as plan:
                 log = host.read_lines(_blanked(progress(_runs(f, plan, at, end, notes))), whole, sidechains, start=line)
     except (HelperLost, ReadAgain): pass   # no notes came: read again below
-    if not notes or notes[0] is None: return read_from(path, host, at, line, whole, sidechains)   # no helper, or a line it left holds more
+    # no helper, or a line it left holds more
+    if not notes or notes[0] is None: return read_from(path, host, at, line, whole, sidechains)
     log.take_notes(notes[0])
     return log
 
 help_bytes = 1<<23   # a read this long, of a host that has lines to leave, is helped where the process can fork
 
 def read_log(path, host, whole=False, sidechains=False, progress=noop, start=None):
-    "The `LogMsgs` of `host`'s log at `path`: only from its last compaction, unless `whole`; `start`: `read_start`'s, when known"
+    "The `LogMsgs` of `host`'s log at `path`: from its last compaction, unless `whole`; `start`: `read_start`'s"
     at,line = start or log_start(path, host, whole)
     helps = host.skips and os.path.getsize(path)-at>=help_bytes and can_fork()
     log = (helped_read if helps else read_from)(path, host, at, line, whole, sidechains, progress)
@@ -384,10 +388,10 @@ def first_record(path):
 
 # %% ../../nbs/13_hosts.ipynb #4ca9e5ab
 class JsonlHost(Host):
-    "A host that keeps each session as a JSONL log of its own: read from its last compaction on, written as the host writes"
+    "A host that keeps each session as a JSONL log of its own: read from its last compaction on, written as it writes"
     mark = b'\0'  # bytes every compaction boundary's line holds, for the scan from the end of a file (none: in no line)
     skips = None  # `skips(line)`: may a read leave this line (bytes) to a helper? (None: none)
-    notes = None  # `notes(lines, start, res)`: what the reader notes from the lines `skips` leaves; None if one holds more
+    notes = None  # `notes(lines, start, res)`: the reader's notes of the lines `skips` leaves; None if one holds more
     resume_cmd = ()  # the command that resumes session `{id}`, as an argv: ('toy', '--resume', '{id}')
     file_mode,dir_mode = 0o600,0o700  # a new session file's mode, and a new folder's
 
