@@ -1,4 +1,4 @@
-"""What agent hosts write into the conversation that nobody typed: plumbing, reminders, skill texts, summaries
+"""What hosts put in a conversation that nobody typed: plumbing, reminders, skill texts, summaries
 
 Hosts write things into a conversation that neither the person nor the model said: slash-command records,
 `<system-reminder>` blocks, a skill's whole text, their own summary after a compaction. Readers and renderers both

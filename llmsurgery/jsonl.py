@@ -1,4 +1,4 @@
-"""A host's JSONL log: its records read into messages, numbered by line, and records written as the hosts write them
+"""A host's JSONL log: records read into messages numbered by line, and written as the hosts do
 
 Most agent hosts keep a session as a JSONL log, which holds far more than the conversation and may end in a torn
 line. What their readers share is here: `records` parses lines into records and counts the torn ones,

@@ -1,4 +1,4 @@
-"""Two cores for a long list: a forked child shares the chunks of a map, and the results are the same as in one process
+"""Two cores for a long list: a forked child shares a map's chunks; the results are as in one process
 
 Rendering a huge session maps one pure function over many messages, and a second core can take half of that work.
 `fork_map` is that map: where `can_fork` says a fork is safe (Linux, another core, no other thread), a forked child

@@ -1,4 +1,4 @@
-"""A transcript's messages whole, by number or by pattern, within what an agent's shell tool passes on
+"""A transcript's messages whole, by number or pattern, within what an agent's shell tool passes on
 
 A continuation document is lossy on purpose; recall brings any of the transcript back, exactly, with no model call.
 `show_session` prints the messages a number or a range names, whole, and `grep_session` each line of them a regular

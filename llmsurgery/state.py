@@ -1,4 +1,4 @@
-"""The state of the work, read from a session: task, plans, files, commits, latest request, last error and word
+"""The state of the work, from a session: task, plans, files, commits, last request, error and word
 
 A model continuing a session needs first what it was asked, how far the plan got, what changed and what is still
 broken, and a compacted conversation may have cut exactly that. So a document opens with a state section, read from
