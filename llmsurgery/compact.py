@@ -1,11 +1,15 @@
 """A concise, budgeted text form for long LLM conversations
 
-A long agent session is mostly bulk: file dumps, test logs, tool chatter. What a fresh model needs to carry the work on is much smaller: what the user asked and decided, what the assistant concluded, which tools it called and a sample of what came back. `llmsurgery.compact` is the one import for all of it: reading a session, the DSL renderers, fitting a target size, continuation documents and dialog compaction. Each idea lives in its own module, and this one gathers the names the user documentation describes, and the few a user needs beside them:
+A long agent session is mostly bulk: file dumps, test logs, tool chatter. What a fresh model needs to carry the work on
+is much smaller: what the user asked and decided, what the assistant concluded, which tools it called and a sample of
+what came back. `llmsurgery.compact` is the one import for all of it: reading a session, the DSL renderers, fitting a
+target size, continuation documents and dialog compaction. Each idea lives in its own module, and this one gathers the
+names the user documentation describes, and the few a user needs beside them:
 
 | module | what it holds |
 |---|---|
 | `llmsurgery.toks` | o200k token counts offline, and the budgeted middle cut |
-| `llmsurgery.render` | the DSL: each message class within its budget; `Policy`, the one budget value (`compact_policy` is its dict form) |
+| `llmsurgery.render` | the DSL: each message class within its budget; `Policy`, a compaction's checked settings |
 | `llmsurgery.fit` | `compact_chat`, and fitting a whole conversation to a target size |
 | `llmsurgery.document` | the continuation document: legend, repeated compaction, the report |
 | `llmsurgery.dialogs` | Solveit dialogs compacted in place or flat |

@@ -1,13 +1,12 @@
 """Compacting Solveit dialogs: replies re-rendered in place, or the whole dialog as one document
 
-A Solveit dialog is curated: its notes, code and outputs are as their author chose, so only what the AI generated
-inside prompts is compacted. `Dialog.compact` re-renders each prompt's reply in the DSL in place (`compact_reply`, by `dlg_style`),
-and `compact_ipynb` writes that as a copy of the notebook in which every other byte is the original's; `dlg2compact`
-renders the whole dialog flat as one document, and `fit_dialog` fits it to a target size. `dialog_document` is a
-dialog's continuation document: a state (`dialog_facts`), and the conversation by `dlg_style`, which follows a session
-document's noise rules and opens each turn with its prompt's id. `reads_dialog` reads a
-notebook as Solveit shows it, and `compact_dialog` gives a dialog's document, or its compacted copy, with a report
-line.
+A Solveit dialog is curated: its notes, code and outputs are as their author chose, so only what the AI generated inside
+prompts is compacted. `Dialog.compact` re-renders each prompt's reply in the DSL in place (`compact_reply`, by
+`dlg_style`), and `compact_ipynb` writes that as a copy of the notebook in which every other byte is the original's;
+`dlg2compact` renders the whole dialog flat as one document, and `fit_dialog` fits it to a target size.
+`dialog_document` is a dialog's continuation document: a state (`dialog_facts`), and the conversation by `dlg_style`,
+which follows a session document's noise rules and opens each turn with its prompt's id. `reads_dialog` reads a notebook
+as Solveit shows it, and `compact_dialog` gives a dialog's document, or its compacted copy, with a report line.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/dialogs.html.md"""
 
@@ -54,7 +53,7 @@ def media_marks(s):
 
 # %% ../nbs/09_dialogs.ipynb #57c58ae7
 def render_reply(reply, asst_toks, call_toks, result_toks, enc=None, mark='', style=dsl):
-    "`reply` by renderer `style` within these budgets (None: unlimited): prose (bare, or within `mark`), calls and results"
+    "`reply` by renderer `style` within these budgets (None: unlimited): prose (bare or within `mark`), calls, results"
     msgs = pair_tools(fmt2hist(media_marks(reply or '')))   # blocks written without ids still pair, in order
     res = {p.id: p for m in msgs if m.role=='tool' for p in m.content if isinstance(p, ToolResult)}
     out = []
@@ -74,7 +73,8 @@ def compact_reply(reply, asst_toks=None, call_toks=None, result_toks=None, enc=N
     return render_reply(reply, pol['asst_toks'], pol['call_toks'], pol['result_toks'], enc, mark, style)
 
 # %% ../nbs/09_dialogs.ipynb #d1a5e002
-dlg_heads = 'id', 'ids', 'msgid', 'path', 'file_path', 'pattern', 're_pattern', 'dname', 'name', 'url', 'sym'   # lead, whole
+# the arguments that lead a call, shown whole
+dlg_heads = 'id', 'ids', 'msgid', 'path', 'file_path', 'pattern', 're_pattern', 'dname', 'name', 'url', 'sym'
 short_toks = 8   # a result this short is kept whole: a message id, `{'msg': {}}`; a call, thrice
 _little = 8      # word characters: a cut result with fewer says nothing
 
@@ -97,7 +97,8 @@ class DlgStyle(DocStyle):
         short = max_toks is None or len(s)<=6*short_toks
         whole = doc_result(p, None, None, enc) if short else None
         if whole is not None and (max_toks is None or within_toks(whole, short_toks, enc)): return whole
-        tb = not p.full and s.lstrip().startswith('Traceback (most recent call last)')   # a Python tool raised: an error
+        # a Python tool raised: an error
+        tb = not p.full and s.lstrip().startswith('Traceback (most recent call last)')
         r = error_result(s, err_toks(max_toks), enc) if tb else super().result(p, max_toks, enc)
         return '' if says_nothing(r) else r
     def turn_head(self, label): return f'*** #{label}'   # a turn opens with the id of the prompt it ends with
@@ -107,7 +108,7 @@ dlg_style = DlgStyle()
 # %% ../nbs/09_dialogs.ipynb #840ef7a3
 @patch
 def compact(self:Message, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None):
-    "Compact a prompt message in place: cap the question, re-render the reply in the DSL; other types are left untouched"
+    "Compact a prompt message in place: cap the question, re-render the reply in the DSL; other types are untouched"
     if self.msg_type!=sprompt: return self
     pol = Policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks)
     q,r = prompt_qa(self)
@@ -161,7 +162,7 @@ def error_text(o):
 
 # %% ../nbs/09_dialogs.ipynb #ffefa622
 def render_code(m, call_toks, result_toks, enc=None, style=dsl):
-    "Code message `m` by `style` within these budgets (None: unlimited): `#_id`, its source fenced, output, errors' diagnostics"
+    "Code message `m` by `style` within budgets (None: unlimited): `#_id`, fenced source, output, errors' diagnostics"
     outs = m.output if isinstance(m.output, list) else []
     txt = output_text(outs)
     errs = [error_result(error_text(o), err_toks(result_toks), enc) for o in outs if o.get('output_type')=='error']
@@ -272,7 +273,8 @@ class DlgFit:
     "Renders of dialog messages `ms` at any knob, from any first message; each message rendered once per budget"
     def __init__(self, ms, pol, enc=None, wrap=noop, grow=True, style=dsl, facts=None):
         store_attr('ms,pol,enc,wrap,style,facts')
-        self.floors,self.cache,self.sizes,self.states = dlg_floors(pol, enc),{},{},{}
+        self.floors = dlg_floors(pol, enc)
+        self.cache,self.sizes,self.states = {},{},{}   # texts by message and budgets, tokens by `(knob, start)`, states
         self.top = dlg_max if grow else dlg_top   # the largest knob a fit may turn to
         self.starts = [i for i in range(len(ms)) if i==0 or ms[i-1].msg_type==sprompt] or [0]   # where each turn starts
     def _text(self, i, b):
@@ -325,7 +327,7 @@ def _fit_at(f, n):
     return max(cands, key=lambda o: f.toks(*o))
 
 def fit_dialog(dlg, max_toks, enc=None, wrap=noop, grow=True, style=dsl, facts=None, **policy):
-    "The flat document of `dlg` by `style`, wrapped by `wrap(body, state of facts)`, within `max_toks`: replies shrink first, authored cells last"
+    "`dlg` flat by `style`, wrapped by `wrap(body, state)`, within `max_toks`: replies shrink first, the author's last"
     ms = shown(dlg)
     f = DlgFit(ms, Policy(enc, **policy), enc, wrap, grow, style, facts)
     knob,start = _fit_at(f, max(int(max_toks), 0))
@@ -346,11 +348,13 @@ def cell_defs(m):
     src = '\n'.join('' if l.lstrip()[:1] in ('%', '!') else l for l in m.content.splitlines())   # magics, shell lines
     try: body = ast.parse(src).body
     except (SyntaxError, ValueError): return []
-    return list(dict.fromkeys(n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))))
+    defs = ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef
+    return list(dict.fromkeys(n.name for n in body if isinstance(n, defs)))
 
 def tools_used(ms):
     "`Counter` of the tools the AI called in the replies of messages `ms`"
-    return Counter(p.name for m in ms for h in fmt2hist(prompt_qa(m)[1] or '') for p in h.content if isinstance(p, ToolUse))
+    replies = (h for m in ms for h in fmt2hist(prompt_qa(m)[1] or ''))
+    return Counter(p.name for h in replies for p in h.content if isinstance(p, ToolUse))
 
 def reply_words(r):
     "The prose of reply `r`: its tool calls, results and thinking left out"
@@ -372,7 +376,7 @@ def _work_facts(ms):
     return res
 
 def dialog_facts(dlg):
-    "The `Fact`s of `dlg`'s state: what it is about, its first prompt, what it defines and used, its latest prompt and reply"
+    "The `Fact`s of `dlg`'s state: its subject, first prompt, what it defines and used, its latest prompt and reply"
     ms = shown(dlg)
     asked = [m for m in ms if m.msg_type==sprompt and prompt_qa(m)[0].strip()]
     said = [m for m in ms if m.msg_type==sprompt and (prompt_qa(m)[1] or '').strip()]
@@ -386,7 +390,7 @@ def dialog_facts(dlg):
 
 # %% ../nbs/09_dialogs.ipynb #5a7e0006
 def dialog_document(dlg, path, notes='', max_toks=None, enc=None, grow=True, **pol):
-    "The continuation document of `dlg`, the dialog at `path`: legend, state, conversation by `dlg_style`, fitted to `max_toks`"
+    "The continuation document of dialog `dlg` at `path`: legend, state, conversation by `dlg_style`, within `max_toks`"
     wrap = lambda c, st='': compact_content(c, path, notes, state=st, recall='dialog')
     facts = dialog_facts(dlg)
     if max_toks is not None: return fit_dialog(dlg, max_toks, enc, wrap, grow, dlg_style, facts, **pol)
@@ -456,7 +460,8 @@ def _new_prompt(c, pol, enc=None):
     "`({key: value}, reply, compacted reply)` of prompt cell `c`: question capped, reply re-rendered, in its form"
     head,q,r = prompt_cell(c)
     cq = trunctoks_mid(q, pol['user_toks'], enc)
-    cr = None if r is None else compact_reply(r, pol['asst_toks'], pol['call_toks'], pol['result_toks'], enc, style=dlg_style)
+    toks = pol['asst_toks'], pol['call_toks'], pol['result_toks']
+    cr = None if r is None else compact_reply(r, *toks, enc, style=dlg_style)
     if c.get('cell_type')!='code': return {'source': cq+('' if r is None else reply_sep+cr)}, r, cr
     new = {'source': head+cq}
     if r is not None:

@@ -1,4 +1,4 @@
-"""Finding sessions in every host's store: a directory's, by id, or the one the agent runs in; and listing them
+"""Finding sessions in every host's store: by folder, by id, or the agent's own; and listing them
 
 A user who wants to compact "this session" should not have to dig a UUID path out of a host's store.
 `find_sessions` lists a directory's sessions in every host's store, newest first, and `find_session` turns a path,

@@ -1,4 +1,4 @@
-"""How a continuation document renders a conversation: for the model that picks up the work, at a size it can take
+"""How a document renders a conversation: for the model that picks up the work, within its budget
 
 A continuation document is read by the model that picks up the work, often squeezed to a target size, so it renders a
 conversation differently from the spec's DSL. `DocStyle` is that renderer: `doc_call` writes a call with its paths

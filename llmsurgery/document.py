@@ -37,20 +37,23 @@ _plain = ("`***` separates user-led turns", "reopen the original transcript or s
 _recall = ("`*** #N` opens a user-led turn at transcript message N", "reopen the source file or message: "
            "`llmsurgery-compact <transcript> --show N` prints it, `--grep REGEX` searches")
 _dlg_recall = ("`*** #_ID` opens the turn that prompt `_ID` ends", "reopen the dialog or message: `#_ID` is the id of "
-               "the message below it, and `llmsurgery-compact <dialog> --show _ID` (the skill's `recall`) prints it whole, "
-               "`--grep REGEX` searches")
+               "the message below it, and `llmsurgery-compact <dialog> --show _ID` (the skill's `recall`) prints it "
+               "whole, `--grep REGEX` searches")
 
 def legend(recall=False):
-    "The legend: what each mark means; with `recall`, the turns are numbered (`'dialog'`: by id) and it says how to recall a message"
+    "The legend: what each mark means; with `recall`, numbered turns (`'dialog'`: by id) and how to recall a message"
     turns,reopen = _dlg_recall if recall=='dialog' else _recall if recall else _plain
     return ("This session is being continued from an earlier conversation, compacted. `§ … §` encloses user text; "
-        "`» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; `▶` marks "
-        f"another tool call; `>` marks its result; `¶` replaces a newline; {turns}; and ` … ` marks removed middle "
-        "content. A call with no `>` line after it had its result left out. The final messages are preserved untruncated "
-        f"where the size allows. This representation is for orientation only: never copy code or commands from it; {reopen}.")
+            "`» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; "
+            f"`▶` marks another tool call; `>` marks its result; `¶` replaces a newline; {turns}; and ` … ` marks "
+            "removed middle content. A call with no `>` line after it had its result left out. The final messages "
+            "are preserved untruncated where the size allows. This representation is for orientation only: never "
+            f"copy code or commands from it; {reopen}.")
 _legend = legend()
 _notes_said = ' Notes for the continuation follow the conversation.'
-_conv_head,_notes_head,_skills_head,_path_head = (f'\n\n## {o}\n\n' for o in ('Conversation', 'Notes', 'Skills', 'Transcript'))
+def _heading(title): return f'\n\n## {title}\n\n'
+_conv_head,_notes_head = _heading('Conversation'),_heading('Notes')
+_skills_head,_path_head = _heading('Skills'),_heading('Transcript')
 _skills_say = 'Skill texts were compacted away. Before relying on a skill, re-invoke it: '
 _seam = ' (after the earlier document)'   # on the `***` line where an earlier document's body ends
 
@@ -69,12 +72,12 @@ def _skills_part(chat):
 # %% ../nbs/08_document.ipynb #d4ae2fff
 _surr_re = re.compile('[\ud800-\udfff]')
 def valid_text(s):
-    "`s` with every lone surrogate (a byte `surrogateescape` smuggled in, half an emoji) as U+FFFD: text that is always valid UTF-8"
+    "`s` with each lone surrogate (a byte `surrogateescape` smuggled in, half an emoji) as U+FFFD: always valid UTF-8"
     return _surr_re.sub('\ufffd', s) if s else s
 
 # %% ../nbs/08_document.ipynb #5c89abd0
 def path_text(path):
-    "`path` as document text: bytes that are not UTF-8 as `\\xNN` and a newline as `\\n`, so it is valid UTF-8 and ends no section early"
+    "`path` as document text: non-UTF-8 bytes as `\\xNN`, a newline as `\\n`: valid UTF-8 that ends no section early"
     s = re.sub('[\udc80-\udcff]', lambda m: f'\\x{ord(m[0])-0xdc00:02x}', str(path))
     return valid_text(s).replace('\n', '\\n')
 
@@ -86,19 +89,20 @@ def notes_text(notes):
     return _heading_re.sub(lambda m: m[1] + '#'*min(len(m[2])+2, 6), valid_text(notes))
 
 # %% ../nbs/08_document.ipynb #9e5092e1
-_state_head = '\n\n## State\n\n'
+_state_head = _heading('State')
 
 def earlier_text(chain):
-    "The sentence naming the transcripts `chain`, `[(path, last number)]` oldest first, that a document's smaller numbers are in"
+    "The sentence naming the transcripts `chain` (`[(path, last number)]`, oldest first) that smaller numbers are in"
     return ' Earlier messages: ' + ', '.join(f'to #{n} in `{path_text(p)}`' for p,n in chain) + '.' if chain else ''
 
 def compact_content(chat, path, notes='', covers='', state='', recall=False, earlier=()):
-    "Wrap compact conversation text as a continuation document; `state`, the state section's lines, goes before the conversation; `earlier` names the transcripts smaller numbers are in"
+    "Wrap compact conversation `chat` as a continuation document: `state` lines before it, `earlier` transcripts after"
     doc = legend(recall) + (_notes_said if notes else '') + (_state_head + state if state else '') + _conv_head + chat
     if notes: doc += _notes_head + notes_text(notes)
     doc += _skills_part(chat)
-    said = f'The complete, authoritative transcript is `{path_text(path)}`.'
-    return doc + _path_head + said + earlier_text(earlier) + (f' This document covers it through {covers}.' if covers else '')
+    said = f'The complete, authoritative transcript is `{path_text(path)}`.' + earlier_text(earlier)
+    if covers: said += f' This document covers it through {covers}.'
+    return doc + _path_head + said
 
 # %% ../nbs/08_document.ipynb #6e859ff1
 def _no_notes(body, notes):
@@ -131,7 +135,8 @@ def join_compacts(*parts):
     return turn_sep.join(o for o in parts if o)
 
 # %% ../nbs/08_document.ipynb #afdc9565
-_fp_span = 3   # a fingerprint hashes the last three messages: one generic message ('ok') recurs across sessions, three in a row do not
+# a fingerprint hashes the last three messages: one generic message ('ok') recurs across sessions, three in a row do not
+_fp_span = 3
 
 def msg_fingerprint(msgs, n=None):
     "A short, stable hash of the `_fp_span` messages of `msgs` that end before index `n` (default: the end)"
@@ -141,7 +146,7 @@ def msg_fingerprint(msgs, n=None):
 
 # %% ../nbs/08_document.ipynb #df60f24e
 def covers_clause(msgs, nums=None):
-    "What a document of all of `msgs` covers, as `compact_content` words it: the last message's `#N` when `nums` numbers them"
+    "What a document of `msgs` covers, as `compact_content` words it: the last message's `#N` when `nums` numbers them"
     if not msgs: return ''
     n = f'#{nums[-1]}' if nums and nums[-1] is not None else len(msgs)
     return f'message {n} ({msg_fingerprint(msgs)})'
@@ -186,14 +191,15 @@ def doc_chain(doc):
 
 # %% ../nbs/08_document.ipynb #b1227433
 def same_session(a, b):
-    "Do transcript paths `a` and `b` name one session: the same path, or a file of the same name (a host's session id) moved"
+    "Do transcript paths `a` and `b` name one session: the same path, or a same-named file (a host's session id) moved"
     return a==b or PurePosixPath(a).stem==PurePosixPath(b).stem
 
 # %% ../nbs/08_document.ipynb #d2fb1fc0
 def _pasted_at(msgs, doc):
     "Index of the newest user message that quotes document `doc`, or None"
     probe = compact_body(doc).strip()[:200]
-    return first(range(len(msgs)-1, -1, -1), lambda i: msgs[i].role=='user' and _legend[:80] in msgs[i].text and probe in msgs[i].text)
+    quotes = lambda m: m.role=='user' and _legend[:80] in m.text and probe in m.text
+    return first(range(len(msgs)-1, -1, -1), lambda i: quotes(msgs[i]))
 
 def since_start(msgs, doc, path=None):
     "Index of the first message of `msgs`, the session at `path`, that `doc`, an earlier document, does not cover"
@@ -201,14 +207,18 @@ def since_start(msgs, doc, path=None):
     cov,was = covered_by(doc),doc_path(doc)
     other = path is not None and was is not None and not same_session(was, path_text(path))
     if cov and 0<cov[0]<=len(msgs) and msg_fingerprint(msgs, cov[0])==cov[1]: return cov[0]
-    if cov and not other and (i := first(range(len(msgs), 0, -1), lambda i: msg_fingerprint(msgs, i)==cov[1])) is not None: return i
+    if cov and not other:
+        i = first(range(len(msgs), 0, -1), lambda i: msg_fingerprint(msgs, i)==cov[1])
+        if i is not None: return i
     if (i := _pasted_at(msgs, doc)) is not None: return i+1
-    if other: raise ValueError(f'the --since document is of another session, `{was}`, not of `{path_text(path)}`; compact without --since')
-    raise ValueError('cannot find where the earlier document ends in this session: it covers messages this file does not hold; compact without --since')
+    if other: raise ValueError(f'the --since document is of another session, `{was}`, not of `{path_text(path)}`; '
+                               'compact without --since')
+    raise ValueError('cannot find where the earlier document ends in this session: it covers messages this file '
+                     'does not hold; compact without --since')
 
 # %% ../nbs/08_document.ipynb #affc7b4f
 def pasted_prior(msgs):
-    "`(earlier body, new messages)`: a continuation document pasted into the user message that opens `msgs`, and what follows it"
+    "`(earlier body, new messages)`: a continuation document pasted in the user message opening `msgs`, what follows"
     i = first(i for i,m in enumerate(msgs) if dsl.opens_turn(m))   # the first turn's start: no need to find them all
     if i is None or not (sp := split_compaction(msgs[i].text)): return '', msgs
     before,doc,after = sp
@@ -217,7 +227,7 @@ def pasted_prior(msgs):
 
 # %% ../nbs/08_document.ipynb #b8289242
 def earlier_segment(msgs, since=None, path=None):
-    "`(earlier body, new messages)`: the body of document `since` (of the session at `path`), or of one that opens `msgs`, kept verbatim, and the messages after it"
+    "`(earlier body, new messages)`: document `since`'s body (of session `path`), or one opening `msgs`; what follows"
     if since is None: return pasted_prior(msgs)
     return compact_body(since), msgs[since_start(msgs, since, path):]
 
@@ -338,15 +348,17 @@ def capped_summary(facts, max_toks, enc=None):
     return [f._replace(text=cut_summary(f.text, cap, enc=enc)) if f.label==summary_label else f for f in facts]
 
 # %% ../nbs/08_document.ipynb #118825a8
-facts_fork = 20_000   # messages from which the state's facts are found in a forked child: a fork costs what 10,000 messages' facts do
+# messages from which the state's facts are found in a forked child: a fork costs what 10,000 messages' facts do
+facts_fork = 20_000
 
 def continuation_doc(msgs, path, notes='', since=None, max_toks=None, enc=None, cwd=None, grow=True, task=None,
                      nums=None, chain=(), **policy):
-    "The `Doc` of session `msgs` at `path` (run in `cwd`, first request `task`, numbered `nums`, continuing the transcripts `chain`): state, earlier body, the rest fitted"
+    "The `Doc` of session `msgs` at `path`, which continues transcripts `chain`: state, earlier body, the rest fitted"
     msgs = [as_msg(m) for m in msgs]
     prior,new = earlier_segment(msgs, since, path)
     covers,pol = covers_clause(msgs, nums),Policy(enc, **policy)
-    with forked(doc_facts, msgs, new, prior, since, cwd, task, when=len(msgs)>=facts_fork) as later:   # on another core, while the conversation is paired
+    # the facts on another core, while the conversation is paired
+    with forked(doc_facts, msgs, new, prior, since, cwd, task, when=len(msgs)>=facts_fork) as later:
         conv,origin = doc_msgs(new)
         facts = capped_summary(later(), max_toks, enc)
     ns = L(new_nums(msgs, nums, new))[origin] if nums and any(o is not None for o in nums) else None
@@ -375,13 +387,13 @@ _chars_per_tok = 4   # o200k's rough average over prose and code: what an estima
 
 def _est_toks(msgs):
     "An estimate of the o200k tokens in `msgs`, from the characters of their texts and call arguments"
-    parts = (p for m in msgs for p in m.content)
-    n = sum(len(v) if isinstance(v, str) else len(str(v)) for p in parts for v in (getattr(p, 'text', None), getattr(p, 'arguments', None)) if v)
+    vals = (v for m in msgs for p in m.content for v in (getattr(p, 'text', None), getattr(p, 'arguments', None)) if v)
+    n = sum(len(v) if isinstance(v, str) else len(str(v)) for v in vals)
     return -(-n//_chars_per_tok)
 
 # %% ../nbs/08_document.ipynb #551a3c5e
 def _before(msgs, pt, host_toks, host):
-    "`(tokens, whose count)` of transcript `msgs` after an earlier segment of `pt` tokens: the host's own, or an estimate"
+    "`(tokens, whose count)` of transcript `msgs` after an earlier `pt` tokens: the host's own count, or an estimate"
     if host_toks: return host_toks,f"{host or 'the host'}'s count"   # the host's context held the earlier segment too
     return _est_toks(msgs)+pt,'estimated'
 
@@ -391,7 +403,7 @@ def _exact(msgs, pt, enc=None):
 
 # %% ../nbs/08_document.ipynb #1b0d3bce
 def compaction_report(doc, exact=False, host_toks=None, host=None, enc=None):
-    "What `Doc` `doc` kept: messages, turns, calls, results; tokens before (host's or estimated; `exact`: o200k too), after"
+    "What `Doc` `doc` kept: messages, turns, calls, results; tokens before (host's, estimated, `exact` o200k) and after"
     pt = len_toks(doc.prior, enc) if doc.prior else 0
     before,by = _before(doc.new, pt, host_toks, host)
     after = ifnone(doc.toks, len_toks(doc.text, enc))
@@ -417,9 +429,10 @@ def report_line(r):
 def report_table(r):
     "The counts of `compaction_report` as aligned lines"
     rows = [('messages read', r.msgs), ('turns read', r.turns), ('turns dropped', r.user_dropped),
-        ('messages dropped', r.dropped_msgs), ('user messages kept whole', r.user_whole), ('user messages cut', r.user_cut),
-        ('user messages dropped', r.user_dropped), ('tool calls rendered', r.calls), ('tool results cut', r.results_cut),
-        (f"tokens before ({r.before_by})", r.toks_before)]
+            ('messages dropped', r.dropped_msgs), ('user messages kept whole', r.user_whole),
+            ('user messages cut', r.user_cut), ('user messages dropped', r.user_dropped),
+            ('tool calls rendered', r.calls), ('tool results cut', r.results_cut),
+            (f"tokens before ({r.before_by})", r.toks_before)]
     if r.get('toks_exact'): rows.append(('tokens before (o200k, rendered whole)', r.toks_exact))
     rows += [('tokens after', r.toks_after), ('ratio', r.ratio)]
     return '\n'.join(f'{k:>38}: {v:,}' for k,v in rows)

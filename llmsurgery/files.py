@@ -1,4 +1,4 @@
-"""Writing a file whole or not at all, writing through devices, FIFOs and pipes, and reading only regular files
+"""Writing a file whole or not at all, or through a device, FIFO or pipe; reading only regular files
 
 Users' files are sacred, so every file llmsurgery writes goes through `atomic_write`: a regular file, or a new name,
 is replaced whole or not at all, and a device, FIFO, socket or pipe (`--out /dev/stdout`) is written through, never

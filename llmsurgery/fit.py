@@ -36,24 +36,26 @@ def _share(knob, stage, stages=_stages, at=0):
     return min(max(knob-at-stages.index(stage)*_steps, 0), _steps)/_steps
 
 def _budgets(knob, pol, floors):
-    "`(Budgets, tail share)` at `knob`: each class between its floor and the policy by its stage's share, then grown past it"
+    "`(Budgets, tail share)` at `knob`: each class between floor and policy by its stage's share, then grown past it"
     lerp = lambda k: round(floors[k]+(pol[k]-floors[k])*_share(knob, k))
     grow = lambda k, v: round(v*2**(_grow_bits*_share(knob, k, _grow, knob_top))) if k in _grow else v
     return Budgets(*(grow(k, lerp(k)) for k in Budgets._fields)), _share(knob, 'tail')
 
 # %% ../nbs/06_fit.ipynb #8e29b627
-_tail_growth = 24   # at tail share x a tail message gets 2**(24x) times the class budgets: unlimited in all but name before x=1
+# at tail share x a tail message gets 2**(24x) times the class budgets: unlimited in all but name before x=1
+_tail_growth = 24
 
 def _tail_budgets(b, x):
     "Budgets for a tail message: the class budgets `b` scaled up geometrically by `x`, unlimited at 1"
     return Budgets.unlimited() if x>=1 else Budgets(*(round(o*2**(_tail_growth*x)) for o in b))
 
 # %% ../nbs/06_fit.ipynb #aa9cc80d
-_state_steps = 8              # knob positions below 0: what `wrap` adds (a document's state section) shrinks there, and only there
-knob_least = -_state_steps    # every message left out, the state at the floors: the least rendering
+# knob positions below 0: what `wrap` adds (a document's state section) shrinks there, and only there
+_state_steps = 8
+knob_least = -_state_steps   # every message left out, the state at the floors: the least rendering
 
 def _state_budgets(knob, pol, floors):
-    "The budgets `wrap` gets at `knob` for what it adds (a document's state section): the policy from knob 0 up, the floors at `knob_least`"
+    "Budgets for what `wrap` adds (a document's state) at `knob`: the policy from knob 0 up, floors at `knob_least`"
     x = min(max((knob-knob_least)/_state_steps, 0), 1)
     return Budgets(*(round(floors[k]+(pol[k]-floors[k])*x) for k in Budgets._fields))
 
@@ -72,23 +74,27 @@ def capped_tail(msgs, idxs, cap, enc=None, r=dsl):
     return kept
 
 def _whole_toks(m, cap, enc=None, r=dsl):
-    "Tokens in message `m` rendered whole by `r`; a count over `cap` may stand for a bigger one: a huge text is not counted"
+    "Tokens in message `m` rendered whole by `r`; a count over `cap` may stand for more: a huge text is not counted"
     chars = sum(len(as_text(getattr(p, 'text', None))) for p in m.content)
     return cap+1 if chars>tok_chars*(cap+2) else len_toks(render_msg(m, Budgets.unlimited(), r, enc), enc)
 
 # %% ../nbs/06_fit.ipynb #7d740ff5
 _block = 2048   # messages rendered at a time, newest first, while their tokens may still be within the target
-_turn_cut = re.compile(r'(?<=\n\*\*\*)(?= )')   # in a `*** #N` line, a space after a non-space: an o200k piece starts there
-_look_back = 8   # the newest turns may show a rendering is over its target while they are at most an eighth of the messages
+# in a `*** #N` line, a space after a non-space: an o200k piece starts there
+_turn_cut = re.compile(r'(?<=\n\*\*\*)(?= )')
+# the newest turns may show a rendering is over its target while they are at most an eighth of the messages
+_look_back = 8
 
 # %% ../nbs/06_fit.ipynb #4569b0ca
 class _Fitter:
     "Renders of `msgs` by `r` at any knob setting and starting message, with per-message caching"
     def __init__(self, msgs, pol, enc, wrap, n, floors=None, r=dsl, verbatim=False):
-        store_attr('msgs,pol,enc,wrap,r,verbatim')   # verbatim: `wrap` keeps the rendering as it is
+        store_attr('msgs,pol,enc,wrap,n,r,verbatim')   # verbatim: `wrap` keeps the rendering as it is
         mins = min_budgets(enc)._asdict()
         self.floors = {k: min(pol[k], max(mins[k], ifnone(floors, fit_floors)[k])) for k in Budgets._fields}
-        self.cache,self.memo,self.sizes,self.firsts,self.n,self.counted,self.reads = {},WindowMemo(enc),{},{},n,{},{}
+        self.memo = WindowMemo(enc)
+        self.cache,self.sizes,self.firsts = {},{},{}   # texts by `_key`, tokens by `(knob, start)`, `first` by knob
+        self.counted,self.reads = {},{}                # tokens of each turn's text, what an assistant message reads
         self.tail = capped_tail(msgs, tail_idxs(msgs, pol.last_n), int(n*tail_share), enc, r)
         self.starts = turn_starts(msgs, r)
         later = [i for i in self.starts if i>0][::-1]
@@ -129,7 +135,7 @@ class _Fitter:
             if texts[0] and inner_toks(newest, self.enc)>n: return True
         return False
     def first(self, knob):
-        "The first start that may fit the target at `knob`: the messages from any earlier one hold more tokens inside them"
+        "The first start that may fit the target at `knob`: the messages from an earlier one hold more tokens inside"
         if not self.verbatim: return 0
         if knob not in self.firsts: self.firsts[knob] = self._first(knob)
         return self.firsts[knob]
@@ -172,9 +178,10 @@ def _largest(lo, hi, size, n):
 
 # %% ../nbs/06_fit.ipynb #60827897
 def _most_turns(size, turns, knob, n, first=lambda k: 0):
-    "The start of the most turns that fit within `n` at `knob`, and the largest knob from `knob` up they fit at; None if none do"
+    "The start of the most turns that fit within `n` at `knob`, and the largest knob from `knob` they fit at; or None"
     if size(knob, turns[0])>n: return None
-    hi = max(sum(t>=first(knob) for t in turns)-1, 0)   # turns before `first(knob)` are surely over: never rendered whole
+    # turns before `first(knob)` are surely over: never rendered whole
+    hi = max(sum(t>=first(knob) for t in turns)-1, 0)
     s = turns[_largest(0, hi, lambda j: size(knob, turns[j]), n)]
     return _largest(knob, knob_top, lambda k: size(k, s), n), s
 
@@ -183,38 +190,48 @@ def _from_first(size, n, first=lambda k: 0):
     return (_largest(0, knob_top, lambda k: size(k, 0), n), 0) if not first(0) and size(0, 0)<=n else None
 
 def _most_msgs(size, hi, n, first=lambda k: 0):
-    "The earliest message (from `hi` back) that the rendering may start at within `n` at knob 0, and its largest knob; None if none"
+    "The earliest message (from `hi` back) the rendering may start at within `n` at knob 0, its largest knob; or None"
     if size(0, hi)>n: return None
-    s = hi-_largest(0, max(hi-first(0), 0), lambda j: size(0, hi-j), n)   # an older turn loses its oldest messages, not all at once
+    # an older turn loses its oldest messages, not all at once
+    s = hi-_largest(0, max(hi-first(0), 0), lambda j: size(0, hi-j), n)
     return _largest(0, knob_top, lambda k: size(k, s), n), s
 
 # %% ../nbs/06_fit.ipynb #41a62d86
 fill = 3/4   # user text whole, the oldest turns dropped, is the fit when it fills this share of the target
 
 def _below_policy(size, turns, nmsgs, n, first=lambda k: 0):
-    "`(knob, start)` when the policy does not fit: user text whole with the oldest turns dropped, unless more turns or messages squeezed fill more of a target it leaves a quarter empty"
-    if (a := _most_turns(size, turns, knob_keep, n, first)) and size(*a)>=n*fill: return a   # user text whole fills the target: the oldest turns go
-    cands = [o for o in (a, _most_turns(size, turns, 0, n, first), _most_msgs(size, turns[0], n, first), _from_first(size, n, first)) if o]
-    if cands: return max(cands, key=lambda o: size(*o))   # else whatever fills most; on a tie, user text whole, then whole turns
-    if (m := size(knob_least, nmsgs))>n: raise ValueError(f'max_toks={n} is too small: the least this rendering can be is {m} tokens')
-    if size(0, nmsgs)>n: return _largest(knob_least, 0, lambda k: size(k, nmsgs), n), nmsgs   # room for less than the state: it shrinks
+    "`(knob, start)` when the policy does not fit: user text whole, oldest turns out; below `fill`, what fills most"
+    # user text whole fills the target: the oldest turns go
+    a = _most_turns(size, turns, knob_keep, n, first)
+    if a and size(*a)>=n*fill: return a
+    # else more turns or messages squeezed, whichever fills most; on a tie, user text whole, then whole turns
+    squeezed = _most_turns(size, turns, 0, n, first), _most_msgs(size, turns[0], n, first), _from_first(size, n, first)
+    cands = [o for o in (a, *squeezed) if o]
+    if cands: return max(cands, key=lambda o: size(*o))
+    least = size(knob_least, nmsgs)
+    if least>n: raise ValueError(f'max_toks={n} is too small: the least this rendering can be is {least} tokens')
+    # room for less than the state: it shrinks
+    if size(0, nmsgs)>n: return _largest(knob_least, 0, lambda k: size(k, nmsgs), n), nmsgs
     cands = list(range(nmsgs, turns[0], -1))   # even the newest turn squeezed is too big: drop its oldest messages too
     start = cands[_largest(0, len(cands)-1, lambda j: size(0, cands[j]), n)]
     return _largest(0, knob_top, lambda k: size(k, start), n), start
 
 # %% ../nbs/06_fit.ipynb #4fa112b5
 def fit_chat(msgs, max_toks, enc=None, wrap=noop, floors=None, r=dsl, verbatim=None, grow=True, **policy):
-    "Render `msgs` by `r` so that `wrap(rendering, budgets)` is within `max_toks` tokens, the budgets grown to fill it if `grow`"
+    "Render `msgs` by `r` so `wrap(rendering, budgets)` is within `max_toks` tokens, budgets grown to fill it if `grow`"
     msgs,pol,n = [as_msg(m) for m in msgs],Policy(enc, **policy),max(int(max_toks), 0)
     f = _Fitter(msgs, pol, enc, wrap, n, floors, r, ifnone(verbatim, wrap is noop))   # verbatim: `wrap` keeps it as is
     turns = ([0]+[i for i in f.starts if i>0])[::-1]   # where the kept part may start: the newest turn to all
-    if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, knob_max if grow else knob_top, f.toks, n),0
+    most = knob_max if grow else knob_top
+    if not f.over(knob_top, n) and f.toks(knob_top)<=n: knob,start = _largest(knob_top, most, f.toks, n),0
     else: knob,start = _below_policy(f.toks, turns, len(msgs), n, f.first)
     doc,texts = f.render(knob, start)
     return Rendering(doc, chat_stats(msgs, texts, start, r, enc, f.starts), f.toks(knob, start))
 
 # %% ../nbs/06_fit.ipynb #1654f83c
-def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, last_n=0, max_toks=None):
+def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_toks=None, enc=None, last_n=0,
+                 max_toks=None):
     "Render canonical messages as compact user-led turns; `max_toks` fits the whole rendering to that size."
-    pol = Policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks, last_n=last_n)
+    pol = Policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks,
+                 last_n=last_n)
     return (policy_chat(msgs, pol, enc) if max_toks is None else fit_chat(msgs, max_toks, enc=enc, **pol)).text

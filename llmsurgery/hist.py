@@ -1,8 +1,14 @@
 """Conversations as dialogs, and dialog replies back as messages
 
-A conversation arrives as a flat list of canonical aidialog `Msg`s: user, assistant, and tool messages. A dialog is a notebook of prompts, where each prompt holds a question and the AI's reply, and the reply is one Markdown string in which tool calls sit as `json {.tool}` blocks (aidialog's `hist2fmt` writes them). This module converts between the two: `chat2dlg` folds a conversation into a dialog, and `fmt2hist` unfolds a reply back into messages, so a reply can be worked on with the same tools as a transcript.
+A conversation arrives as a flat list of canonical aidialog `Msg`s: user, assistant, and tool messages. A dialog is a
+notebook of prompts, where each prompt holds a question and the AI's reply, and the reply is one Markdown string in
+which tool calls sit as `json {.tool}` blocks (aidialog's `hist2fmt` writes them). This module converts between the two:
+`chat2dlg` folds a conversation into a dialog, and `fmt2hist` unfolds a reply back into messages, so a reply can be
+worked on with the same tools as a transcript.
 
-Dialogs that Solveit itself saved look different on disk, and `fmt2hist` reads them too: a prompt is a markdown cell whose text is the question, a separator, then the reply (`split_prompt`), and the tool calls in a reply are `<details>` blocks of several generations (`details_parts`).
+Dialogs that Solveit itself saved look different on disk, and `fmt2hist` reads them too: a prompt is a markdown cell
+whose text is the question, a separator, then the reply (`split_prompt`), and the tool calls in a reply are `<details>`
+blocks of several generations (`details_parts`).
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/hist.html.md"""
 

@@ -1,4 +1,4 @@
-"""Whether a hook event may ask for a job, told from the event and the hook's own command before anything heavy is imported
+"""Whether a hook event asks for a job, told from the event and command before any heavy import
 
 A host runs llmsurgery's hooks on events most of which ask for nothing: some hosts run a hook on every prompt a user
 types. Importing a host's module (and the messages' types it reads into) costs more than the interpreter's start, so

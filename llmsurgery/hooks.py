@@ -1,4 +1,4 @@
-"""llmsurgery's hooks as a host runs them: a job or nothing, within the host's timeout, never a failure the host sees
+"""llmsurgery's hooks as a host runs them: a job or nothing, in its timeout, never a failure it sees
 
 A host runs `python -P -m llmsurgery.hooks HOST [GATE]` with an event's JSON on stdin (`install` wrote the command).
 `run_hook` lets an event that asks for nothing pass before anything heavy is imported (`hookgate`), asks the host

@@ -1,4 +1,4 @@
-"""What llmsurgery's hooks give a host: the state of the part it just compacted, and a resumable session in its place
+"""What hooks give a host: the state of what it just compacted, and a resumable session instead
 
 The hooks (`llmsurgery.hooks`) run two jobs inside a host, and both are here. `compacted_state` is llmsurgery's state
 of the part the host has just compacted, and a document of what a summary tends to lose from it, within the host's

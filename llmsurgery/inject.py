@@ -1,4 +1,4 @@
-"""What agent hosts write into the conversation that nobody typed: plumbing, reminders, skill texts, summaries
+"""What hosts put in a conversation that nobody typed: plumbing, reminders, skill texts, summaries
 
 Hosts write things into a conversation that neither the person nor the model said: slash-command records,
 `<system-reminder>` blocks, a skill's whole text, their own summary after a compaction. Readers and renderers both
@@ -72,7 +72,8 @@ skill_marker = '…skill text compacted: re-invoke before relying on it…'
 def is_skill_text(s): return (s or '').startswith('Base directory for this skill:')
 
 # %% ../nbs/03_inject.ipynb #46f2f7ab
-summary_prefix = 'This session is being continued from a previous conversation'   # how a host's compaction summary opens
+# how a host's compaction summary opens
+summary_prefix = 'This session is being continued from a previous conversation'
 _summary_prefixes = (summary_prefix,)
 def is_summary_text(s): return (s or '').lstrip().startswith(_summary_prefixes)
 

@@ -1,4 +1,4 @@
-"""llmsurgery inside every host: its hooks (or its plugin) installed in the host's settings, and taken out again
+"""llmsurgery in every host: its hooks (or plugin) installed in the host's settings, and removed
 
 llmsurgery runs inside an agent host as hooks or a plugin: after the host's own compaction it adds the state and the
 commands, results and errors a summary tends to lose, and on the user's word it writes a resumable session instead.

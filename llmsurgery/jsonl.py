@@ -1,4 +1,4 @@
-"""A host's JSONL log: its records read into messages, numbered by line, and records written as the hosts write them
+"""A host's JSONL log: records read into messages numbered by line, and written as the hosts do
 
 Most agent hosts keep a session as a JSONL log, which holds far more than the conversation and may end in a torn
 line. What their readers share is here: `records` parses lines into records and counts the torn ones,
@@ -48,7 +48,7 @@ class LogMsgs(list):
 
     @property
     def dropped(self):
-        "What was skipped, by reason, in `whys`' order (a read shared with a helper counts in another); a count made without one is a malformed record"
+        "What was skipped, by reason, in `whys`' order; a count without a reason (a helper's) is a malformed record"
         d,n = dict(self._dropped),self.bad_lines-sum(self._dropped.values())
         if n>0: d[bad_record] = d.get(bad_record, 0)+n
         return dict(sorted(d.items(), key=lambda o: whys.index(o[0]) if o[0] in whys else len(whys)))
@@ -108,7 +108,7 @@ def note_cwd(self:LogMsgs, cwd):
 
 @patch
 def take_notes(self:LogMsgs, o):
-    "Take what `o`, a read of other lines of the same log, noted and skipped: a later note, an earlier `cwd`, its last line"
+    "Take what `o`, a read of other lines of this log, noted and skipped: a later note, an earlier `cwd`, its last line"
     for k,v in o.meta.items():
         if o.noted[k]>self.noted.get(k, 0): self.meta[k],self.noted[k] = v,o.noted[k]
     if o.cwd is not None and (self.cwd is None or o.noted['cwd']<self.noted.get('cwd', 0)):
@@ -162,7 +162,7 @@ def _parse(ln):
     except orjson.JSONDecodeError: return _json_record(ln)
 
 def records(lines, st):
-    "JSON objects parsed from `lines` (str or bytes); torn lines and records `st.foreign` says are another host's are counted in `st`"
+    "Records parsed from `lines` (str or bytes); torn lines and another host's records (`st.foreign`) counted in `st`"
     for ln in lines:
         st.line += 1   # every line has its number, a blank one too
         if not ln or ln.isspace(): continue   # not `strip`: a line of megabytes is not copied
@@ -228,11 +228,14 @@ def last_boundary(f, mark, is_boundary, block=_block, end=None, limit=None):
     return 0
 
 # %% ../nbs/12_jsonl.ipynb #328e5fa5
-_count_block = 1<<20   # bytes read at a time into one buffer: no block allocated, no page faulted twice, no file mapped (its pages would count as the process's memory)
-_dense = 2048          # newlines found one by one (memchr) in a block before the rest is counted byte by byte: lines under 512 bytes
+# bytes read at a time into one buffer: no block allocated, no page faulted twice, no file mapped (its pages would
+# count as the process's memory)
+_count_block = 1<<20
+# newlines found one by one (memchr) in a block before the rest is counted byte by byte: lines under 512 bytes
+_dense = 2048
 
 def _newlines(b, i, j):
-    "Newlines in `b[i:j]`: `find` jumps from one to the next at memchr speed while lines are long; `count` takes dense ones"
+    "Newlines in `b[i:j]`: `find` jumps between them at memchr speed while lines are long; `count` takes dense ones"
     for n in range(_dense):
         if (k := b.find(b'\n', i, j))<0: return n
         i = k+1
@@ -263,14 +266,17 @@ def err_text(s):
     return s if s.lstrip().lower().startswith(('error', '<tool_use_error>')) else f'Error: {s}'
 
 # %% ../nbs/12_jsonl.ipynb #34325f0a
-_blanks = {c: c().__dict__ for c in (Text, Thinking, ToolUse, ToolResult)} | {Msg: Msg(None, []).__dict__}   # each class's attributes, as its constructor sets them
+# each class's attributes, as its constructor sets them
+_blanks = {c: c().__dict__ for c in (Text, Thinking, ToolUse, ToolResult)} | {Msg: Msg(None, []).__dict__}
 
 def mk_obj(cls, **kw):
-    "`cls(**kw)` for `Msg` or a text or tool part class, made as `replace` makes a blank one's copy: the same object, a twelfth of the cost"
+    "`cls(**kw)` for `Msg` or a text or tool part, made as `replace` copies a blank one, at a twelfth of the cost"
     if cls in (ToolUse, ToolResult): kw.setdefault('arguments', {})   # a dict of its own, never the blank's
     res = cls.__new__(cls)
-    vars(res).update(_blanks[cls])   # what `copy` does for `replace`, without its reduce protocol; not a dict of its own, which
-    vars(res).update(kw)             # would not share its keys with the class's other objects (two fifths more memory)
+    # what `copy` does for `replace`, without its reduce protocol; not a dict of its own, which would not share its keys
+    # with the class's other objects (two fifths more memory)
+    vars(res).update(_blanks[cls])
+    vars(res).update(kw)
     return res
 
 # %% ../nbs/12_jsonl.ipynb #38b2a734

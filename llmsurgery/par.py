@@ -1,10 +1,10 @@
-"""Two cores for a long list: a forked child shares the chunks of a map, and the results are the same as in one process
+"""Two cores for a long list: a forked child shares a map's chunks; the results are as in one process
 
 Rendering a huge session maps one pure function over many messages, and a second core can take half of that work.
 `fork_map` is that map: where `can_fork` says a fork is safe (Linux, another core, no other thread), a forked child
 takes its share of the chunks, and the results, or the error raised, are the same as a plain map's. Anywhere else, in
-a notebook's kernel for instance, it is the plain map. `forked` makes one call there, and `fork_iter` streams the items of
-an iterator made there, each as soon as it is made, so that this process works on them meanwhile.
+a notebook's kernel for instance, it is the plain map. `forked` makes one call there, and `fork_iter` streams the items
+of an iterator made there, each as soon as it is made, so that this process works on them meanwhile.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/par.html.md"""
 
@@ -30,14 +30,15 @@ def os_threads():
 
 def can_fork():
     "May this process fork a helper now? Linux, two cores or more, and no other thread a fork would strand"
-    return sys.platform.startswith('linux') and (os.cpu_count() or 1)>1 and threading.active_count()==1 and os_threads()==1
+    return (sys.platform.startswith('linux') and (os.cpu_count() or 1)>1
+            and threading.active_count()==1 and os_threads()==1)
 
 
 # %% ../nbs/02_par.ipynb #8373e18d
 def _chunks(n, size): return [range(i, min(i+size, n)) for i in range(0, n, size)]
 
 def _queue(n):
-    "A pipe's read end holding the numbers `0..n-1`, its write end closed; None if its buffer can't hold them, or no pipe is had"
+    "The read end of a pipe holding the numbers `0..n-1`, its write end closed; None if no pipe can hold them"
     try: r,w = os.pipe()
     except OSError: return None
     os.set_blocking(w, False)   # a system short of pipe memory gives a smaller buffer: never wait on it
@@ -63,28 +64,32 @@ def _send(fh, o):
     fh.write(pickle.dumps(o, pickle.HIGHEST_PROTOCOL))
 
 def _child(work, w, mask):
-    "In the forked child: `work(fh)`, writing into fd `w`, the stop signals its own again (`mask`: as before the fork); never returns"
+    "In the forked child: `work(fh)` into fd `w`, with the stop signals its own again; never returns"
     code = 1
     try:
-        gc.disable()   # it lives for one job: a collection would write to every object it walks, copying pages it shares with the parent
+        # it lives for one job: a collection would write to every object it walks, copying pages shared with the parent
+        gc.disable()
         for s in _stops:
-            if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, signal.SIG_DFL)   # a job started with `&` ignores Ctrl-C: so does its helper
+            # a job started with `&` ignores Ctrl-C: so does its helper
+            if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         with os.fdopen(w, 'wb') as fh: work(fh)
         code = 0
     finally: os._exit(code)
 
 def _fork(work):
-    "`(pid, fd)`: a forked child doing `work(fh)`, and the pipe what it writes into `fh` comes on; None where `can_fork` says no or the system gives no pipe or process"
+    "`(pid, fd)`: a forked child doing `work(fh)`, and the pipe its `fh` writes to; None if no fork, pipe or process"
     if not can_fork(): return None
     try: r,w = os.pipe()
     except OSError: return None
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stops)   # a Ctrl-C during the fork waits for it: Python's at-fork handlers swallow one
+    # a Ctrl-C during the fork waits for it: Python's at-fork handlers swallow one
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stops)
     try: pid = os.fork()
     except BaseException as e:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(r); os.close(w)
-        if isinstance(e, OSError): return None   # no process to be had (a limit on processes, no memory): the caller works alone
+        # no process to be had (a limit on processes, no memory): the caller works alone
+        if isinstance(e, OSError): return None
         raise
     if pid==0:
         os.close(r)
@@ -129,8 +134,10 @@ def fork_map(f, xs):
 # %% ../nbs/02_par.ipynb #8c41908a
 @contextmanager
 def forked(f, *args, when=True):
-    "`f(*args)` begun in a forked child where `can_fork` (and `when`: worth a fork): yields a function that waits for its result (or makes it here)"
-    if (started := _fork(lambda fh: _send(fh, (f(*args),))) if when else None) is None:   # a 1-tuple: a result of None is still a result
+    "Yields a function giving `f(*args)`: begun in a forked child where `can_fork` and `when`, else made here"
+    # a 1-tuple: a result of None is still a result
+    started = _fork(lambda fh: _send(fh, (f(*args),))) if when else None
+    if started is None:
         yield lambda: f(*args)
         return
     pid,r = started
@@ -146,7 +153,7 @@ def forked(f, *args, when=True):
 class HelperLost(Exception): "A forked helper stopped before it had sent all it makes"
 
 def _stream(fh, items):
-    "Send each of `items` into file `fh` as it is made: its pickle's length, then the pickle; a zero length after the last"
+    "Send each of `items` into `fh` as it is made: its pickle's length, then the pickle; a zero length after the last"
     for x in items:
         data = pickle.dumps(x, pickle.HIGHEST_PROTOCOL)
         fh.write(len(data).to_bytes(8, 'little'))
@@ -164,7 +171,7 @@ def _received(fh):
 
 @contextmanager
 def fork_iter(f, *args):
-    "The items of the iterator `f(*args)`, made in a forked child where `can_fork` and yielded here as they come; else made here"
+    "The items of iterator `f(*args)`, made in a forked child where `can_fork`, yielded as they come; else made here"
     if (child := _fork(lambda fh: _stream(fh, f(*args)))) is None:
         yield iter(f(*args))
         return

@@ -1,4 +1,4 @@
-"""A transcript's messages whole, by number or by pattern, within what an agent's shell tool passes on
+"""A transcript's messages whole, by number or pattern, within what an agent's shell tool passes on
 
 A continuation document is lossy on purpose; recall brings any of the transcript back, exactly, with no model call.
 `show_session` prints the messages a number or a range names, whole, and `grep_session` each line of them a regular
@@ -59,7 +59,7 @@ exact_style = ExactStyle()
 
 # %% ../nbs/16a_recall.ipynb #c187cd44
 class Recallable(NamedTuple):
-    "What recall reads of a session: `(label, message)` of every message in order, how one renders whole, and whether labels are ids"
+    "What recall reads of a session: its `(label, message)`s in order, how one renders whole, whether labels are ids"
     items: list
     render: callable
     by_id: bool = False
@@ -81,18 +81,19 @@ def _copy_of_doc(m):
     return bool(sp) and not (sp[0].strip() or sp[2].strip())
 
 def _earlier_items(s, warns):
-    "`(number, Msg)` of the messages of the transcripts session `s` continues, each up to its last number; one gone, said in `warns`"
+    "`(number, Msg)` of the transcripts session `s` continues, each up to its last number; one gone is said in `warns`"
     out,lo = [],0
     for p,n in s.chain:
         try: e = read_session(p, whole=True, warn=False)
         except (OSError, ValueError):
-            warns.append(f'warning: messages #{lo+1} to #{n} are in {p}, which can no longer be read: they cannot be recalled')
+            warns.append(f'warning: messages #{lo+1} to #{n} are in {p}, which can no longer be read: '
+                         'they cannot be recalled')
         else: out += [(k,m) for k,m in numbered(e) if lo<k<=n and not _copy_of_doc(m)]
         lo = n
     return out
 
 def _recall_read(session, cwd, host):
-    "`(Recallable, warning lines)`: `session` read whole for recall, after the transcripts it continues; what the reader skipped"
+    "`(Recallable, warning lines)`: `session` read whole after the transcripts it continues; what the reader skipped"
     with gc_paused(): s,warns = read_checked(session_at(find_session(session, cwd, host)), whole=True)
     r = recall_items(s)
     if not s.chain: return r,warns
@@ -114,13 +115,14 @@ def _nearest(nums, a, b):
 
 # %% ../nbs/16a_recall.ipynb #a6e48ae0
 def _pick_nums(items, which):
-    "The `items` whose numbers lie in the range `which` names (clamped to theirs); a ValueError saying why there are none"
+    "The `items` whose numbers lie in the range `which` names (clamped to theirs); a ValueError says why none do"
     a,b = _span(which)
     if not (a.isdigit() and b.isdigit()):
         raise ValueError(f'{which!r} is not a message number: give N or N-M, such as 12 or 12-20')
     a,b,nums = int(a),int(b),[n for n,m in items]
     if b<a: raise ValueError(f'{which} is a reversed range: give {b}-{a}')
-    if b<nums[0] or a>nums[-1]: raise ValueError(f'{which} is out of range: messages are numbered {nums[0]} to {nums[-1]}')
+    if b<nums[0] or a>nums[-1]:
+        raise ValueError(f'{which} is out of range: messages are numbered {nums[0]} to {nums[-1]}')
     got = [o for o in items if a<=o[0]<=b]
     span = f'#{a}' if a==b else f'#{a}-#{b}'
     if not got:
@@ -198,7 +200,7 @@ def _cut_note(bound, label, size, terms):
 
 # %% ../nbs/16a_recall.ipynb #7e185b40
 def bounded(blocks, bound, terms=api_terms, last=''):
-    "`(label, text)` `blocks` joined by blank lines within `bound`, then line `last`; if they stop short, a line says how to get the rest"
+    "`(label, text)` `blocks` joined by blank lines within `bound`, then `last`; if cut, a line says how to get more"
     labels,texts = [l for l,t in blocks],[t for l,t in blocks]
     text,end = '\n\n'.join(texts),'\n'+last if last else ''
     if bound.limit is None or bound.size(text+end)<=bound.limit: return text+end
@@ -213,8 +215,10 @@ def show_session(session=None, which=None, max_toks=None, cwd=None, host=None, t
     bound = Bound(max_toks)
     r,warns = _recall_read(session, cwd, host)
     try: picked = pick(r.items, which, r.by_id)
-    except ValueError as e:   # a number in a transcript that is gone: say so with the error
-        raise ValueError('; '.join([str(e), *(w.removeprefix('warning: ') for w in warns if 'cannot be recalled' in w)])) from None
+    except ValueError as e:
+        # a number in a transcript that is gone: say so with the error
+        gone = [w.removeprefix('warning: ') for w in warns if 'cannot be recalled' in w]
+        raise ValueError('; '.join([str(e), *gone])) from None
     last = '' if r.by_id else clamp_note(r.items, which, picked)
     return Recall(bounded(show_blocks(picked, r.render), bound, terms, last), warns, len(picked))
 
@@ -230,8 +234,9 @@ def _regex(pattern):
     except re2.error as e: why = e.args[0].decode('utf-8', 'replace') if isinstance(e.args[0], bytes) else str(e)
     try: re.compile(pattern)
     except re.error as e: raise ValueError(f'{pattern!r} is not a regular expression: {e}') from None
-    raise ValueError(f'{pattern!r} uses syntax only backtracking engines have ({why}): backreferences, lookaround, '
-                     'atomic groups and possessive repeats are refused, so no search can hang; write it without them') from None
+    raise ValueError(f'{pattern!r} uses syntax only backtracking engines have ({why}): backreferences, '
+                     'lookaround, atomic groups and possessive repeats are refused, so no search can hang; '
+                     'write it without them') from None
 
 def clip_match(s, m, width=grep_width):
     "Line `s` in at most `width` characters around match `m`, `…` where it is cut"

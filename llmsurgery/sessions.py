@@ -1,4 +1,4 @@
-"""Sessions of any host, and aidialog notebooks: the format told from the content, read, and continued in a host
+"""Sessions of any host, and dialog notebooks: their format told from content, read, and continued
 
 The way in to any session: `read_session` tells the format from the content (`detect_format`, which asks every host
 whether the records are its own), not the name, and reads a host's session, or a dialog notebook, into a `Session`

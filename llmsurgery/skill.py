@@ -1,4 +1,4 @@
-"""Compact a Solveit dialog or a coding agent's session that has grown too long for the context into a short continuation document, and carry on in a fresh one
+"""Compact a Solveit dialog or agent session grown too long into a short document, and carry on fresh
 
 Use it when a dialog or an agent session is too long for the context window, or is about to be: compact it into a continuation document, then continue the work in a fresh dialog or session that opens with that document. The document keeps every user message (whole where the size allows), the assistant's words and tool calls cut to their gist, and the last messages whole.
 

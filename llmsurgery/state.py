@@ -1,4 +1,4 @@
-"""The state of the work, read from a session: task, plans, files, commits, latest request, last error and word
+"""The state of the work, from a session: task, plans, files, commits, last request, error and word
 
 A model continuing a session needs first what it was asked, how far the plan got, what changed and what is still
 broken, and a compacted conversation may have cut exactly that. So a document opens with a state section, read from
@@ -54,11 +54,11 @@ def host_summary(msgs):
     return m if m is not None and is_summary_text(m.text) else None
 
 # %% ../nbs/07_state.ipynb #abb1fb9a
-_summary_tail = re.compile(r'\n+(?:If you need specific details from before compaction|Please continue the conversation '
-                           r'from where we left off)[^\n]*(?=\n|$)')
+_summary_tail = re.compile(r'\n+(?:If you need specific details from before compaction'
+                           r'|Please continue the conversation from where we left off)[^\n]*(?=\n|$)')
 
 def summary_body(s):
-    "The summary proper of host summary `s`: without its opening sentence (what it is), from `Summary:` on, no boilerplate"
+    "The summary proper of host summary `s`: no opening sentence, from `Summary:` on, no boilerplate"
     head,sep,rest = s.partition('\n\n')
     if not (sep and is_summary_text(head)): return s
     m = re.search(r'^Summary:\s*$', rest, re.MULTILINE)
@@ -132,7 +132,8 @@ _commit_re = re.compile(r'^\[[^\]\n]* ([0-9a-f]{7,40})\] (.+)$', re.MULTILINE)
 def commits(msgs):
     "`hash subject` of each commit that a `git commit` call in `msgs` reported, in order"
     ids = {p.id for p in tool_calls(msgs) if p.id and 'git commit' in str((p.arguments or {}).get('command', ''))}
-    return list(dict.fromkeys(f'{h} {s}' for r in tool_results(msgs) if r.id in ids for h,s in _commit_re.findall(as_text(r.text))))
+    reported = (f'{h} {s}' for r in tool_results(msgs) if r.id in ids for h,s in _commit_re.findall(as_text(r.text)))
+    return list(dict.fromkeys(reported))
 
 # %% ../nbs/07_state.ipynb #a9d1fab0
 def since_prompt(msgs):
@@ -150,7 +151,8 @@ def last_error(msgs):
 # %% ../nbs/07_state.ipynb #7c71b7fb
 def last_words(msgs):
     "The text of the last assistant text part in `msgs`, or None"
-    return first(p.text for m in reversed(msgs) if m.role=='assistant' for p in reversed(m.content) if isinstance(p, Text) and p.says('assistant'))
+    return first(p.text for m in reversed(msgs) if m.role=='assistant' for p in reversed(m.content)
+                 if isinstance(p, Text) and p.says('assistant'))
 
 # %% ../nbs/07_state.ipynb #e25166c6
 def one_line(s):
@@ -245,7 +247,7 @@ def fact_budget(kind, b):
     return _scale(b.asst_toks, 4) if kind=='asst' else b.user_toks
 
 def render_fact(s, kind, b):
-    "Fact text `s` of `kind` on one line, within its `fact_budget`; an error with its diagnostic lines, a summary by `cut_summary`"
+    "Fact text `s` of `kind` on one line within its `fact_budget`: an error with its diagnostics, a summary by sections"
     if kind=='error': return one_line(error_result(s, err_toks(b.result_toks)))
     if kind=='summary': s = cut_summary(s, fact_budget(kind, b), _fact_fmts[kind])   # its last sections first
     return fit_text(one_line(s), fact_budget(kind, b), _fact_fmts.get(kind, noop))

@@ -1,4 +1,4 @@
-"""The agents llmsurgery works with: one `Host` subclass each, registered as it is made, with working defaults
+"""Agent hosts: one `Host` subclass each, registered as it is made, with working defaults
 
 Everything llmsurgery knows of one agent (where it keeps its sessions, how it writes them, how to continue one in it,
 how llmsurgery runs inside it) lives in one module: a subclass of `Host`, which registers itself as it is made. No

@@ -26,7 +26,8 @@ from .base import JsonlHost, Hook, host_named
 # %% ../../nbs/14a_claude.ipynb #7ea51b95
 class Claude(JsonlHost):
     "Claude Code, checked against its client (2.1.328)"
-    name,label,home_var,home_dir = 'claude','Claude Code','CLAUDE_CONFIG_DIR','.claude'
+    name,label = 'claude','Claude Code'
+    home_var,home_dir = 'CLAUDE_CONFIG_DIR','.claude'
     session_env,tui_resume = 'CLAUDE_CODE_SESSION_ID','/resume {id}'
     mark,resume_cmd = b'compact_boundary',('claude', '--resume', '{id}')
     hook_events = dict(SessionStart=Hook('state', 'compact', when=('source', 'compact')),
@@ -34,12 +35,12 @@ class Claude(JsonlHost):
 
 # %% ../../nbs/14a_claude.ipynb #ab9e6b48
 _cc_types = {'user', 'assistant', 'system'}
-_cc_only = {'progress', 'queue-operation', 'file-history-snapshot', 'summary', 'attachment', 'atis-latch', 'last-prompt',
-            'api-request-shape', 'api-request-blob', 'api-request', 'tools-used', 'cost-state'}
+_cc_only = {'progress', 'queue-operation', 'file-history-snapshot', 'summary', 'attachment', 'atis-latch',
+            'last-prompt', 'api-request-shape', 'api-request-blob', 'api-request', 'tools-used', 'cost-state'}
 
 @patch
 def owns(self:Claude, r):
-    "Is record `r` Claude Code's: surely a user or assistant `message` with `content`, or a type only it writes; maybe one with its fields"
+    "Is `r` Claude Code's? Surely a user or assistant `message` with `content`, or its own type; maybe, by its fields"
     t,m = str(r.get('type')),r.get('message')
     if t in _cc_only or (t in ('user', 'assistant') and isinstance(m, dict) and 'content' in m): return 2
     return 1 if t in _cc_types or 'sessionId' in r or 'parentUuid' in r else 0
@@ -100,13 +101,14 @@ def cc_user(r, names, st=None):
     if isinstance(c, str): c = [dict(type='text', text=c)]
     ps = [p for b in c if (p := try_block(_cc_user_block, b, st, names, r.get('isMeta')))]
     res,us = [p for p in ps if isinstance(p, ToolResult)],[p for p in ps if not isinstance(p, ToolResult)]
-    return ([mk_obj(Msg, role='tool', content=res)] if res else []) + ([mk_obj(Msg, role='user', content=us)] if us else [])
+    return [mk_obj(Msg, role=role, content=parts) for role,parts in (('tool', res), ('user', us)) if parts]
 
 # %% ../../nbs/14a_claude.ipynb #ffd613fb
 def _cc_tool_use(b, names):
     names[b.get('id')] = b.get('name')
     args = b.get('input')
-    return mk_obj(ToolUse, id=b.get('id'), name=b.get('name'), arguments=args if isinstance(args, dict) else {'input': args})
+    if not isinstance(args, dict): args = {'input': args}
+    return mk_obj(ToolUse, id=b.get('id'), name=b.get('name'), arguments=args)
 
 def _text(cls, s): return mk_obj(cls, text=s) if s and isinstance(s, str) else None
 
@@ -232,11 +234,12 @@ def read_lines(self:Claude, lines, whole=False, sidechains=False, start=1):
     return res
 
 # %% ../../nbs/14a_claude.ipynb #be86e8c4
-cc_progress_mark = b'"type":"progress"'   # the start of a progress record's line holds this, before any `{` or `[` but its first
+# the start of a progress record's line holds this, before any `{` or `[` but its first
+cc_progress_mark = b'"type":"progress"'
 _cc_head = 4096   # bytes of a line looked at for the mark: past a record's scalar fields
 
 def cc_skips(ln):
-    "May a read leave line `ln` (bytes) to a helper: a `progress` record by its start, unless it is not JSON or names its `type` twice?"
+    "May a read leave line `ln` to a helper: a `progress` record by its start (unless not JSON, or `type` twice)?"
     i = ln.find(cc_progress_mark, 0, _cc_head)
     return i>0 and ln.find(b'{', 1, i)<0 and ln.find(b'[', 1, i)<0
 
@@ -244,7 +247,7 @@ Claude.skips = staticmethod(cc_skips)
 
 @patch
 def notes(self:Claude, lines, start=1, res=None):
-    "What the reader notes from `lines`, each `progress` or blank (numbered from `start`, or on from `res`); None if one holds another record"
+    "What the reader notes from `lines`, all `progress` or blank (numbered from `start` or on from `res`); else None"
     if res is None: res = self.log(start=start)
     for r in records(lines, res):
         if r.get('type')!='progress': return None

@@ -31,7 +31,8 @@ cx_compact_prompt = '/compact llmsurgery'   # the TUI submits it as a prompt, wh
 
 class Codex(JsonlHost):
     "Codex, checked against its client (0.169.0)"
-    name,label,home_var,home_dir = 'codex','Codex','CODEX_HOME','.codex'
+    name,label = 'codex','Codex'
+    home_var,home_dir = 'CODEX_HOME','.codex'
     session_env,tui_resume = 'CODEX_THREAD_ID','/resume {id}'
     mark,resume_cmd,dir_mode = b'"compacted"',('codex', 'resume', '{id}'),0o777
     hook_events = dict(SessionStart=Hook('state', 'compact', when=('source', 'compact')),
@@ -188,7 +189,7 @@ def _cx_take(r, res, names):
 
 @patch
 def read_lines(self:Codex, lines, whole=False, sidechains=False, start=1):
-    "Canonical `Msg`s from a Codex rollout's lines (numbered from `start`): what follows its last compaction, or `whole`"
+    "Canonical `Msg`s of a Codex rollout's lines (numbered from `start`): what follows its last compaction, or `whole`"
     res,names = self.log(whole, start),{}
     for r in records(lines, res): _cx_take(r, res, names)
     return res
@@ -394,7 +395,7 @@ def _our_hooks(app, hooks_file, commands):
 
 @patch
 def trust(self:Codex, hooks_file, commands, exe=None, timeout=30):
-    "`(keys, lines)`: our hooks (in `hooks_file`, running one of `commands`) trusted by Codex (`exe`); lines for the user"
+    "`(keys, lines for the user)`: our hooks (in `hooks_file`, running one of `commands`) trusted by Codex (`exe`)"
     exe = exe or shutil.which('codex')
     if not exe: return [],[f'no codex found on PATH to trust the hooks: {cx_trust_note}']
     try:
@@ -405,8 +406,9 @@ def trust(self:Codex, hooks_file, commands, exe=None, timeout=30):
             if todo: app.call('config/batchWrite', dict(edits=[edit]))
     except (OSError, RuntimeError, TimeoutError, ValueError, KeyError, IndexError, TypeError) as e:
         return [],[f'{exe} could not trust the hooks ({e}): {cx_trust_note}']
-    if len(ours)<len(self.hook_events): return [h['key'] for h in ours],[f'{exe} did not list the hooks: {cx_trust_note}']
-    return [h['key'] for h in ours],[f'trusted by {exe} in {self.trust_file()}']
+    keys = [h['key'] for h in ours]
+    if len(ours)<len(self.hook_events): return keys,[f'{exe} did not list the hooks: {cx_trust_note}']
+    return keys,[f'trusted by {exe} in {self.trust_file()}']
 
 # %% ../../nbs/14b_codex.ipynb #7efef96a
 def toml_without_tables(text, keys):

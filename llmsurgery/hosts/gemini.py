@@ -36,7 +36,8 @@ class Gemini(JsonlHost):
     "Gemini CLI, checked against its client (0.61.0)"
     name,label,home_var = 'gemini','Gemini CLI','GEMINI_CLI_HOME'
     resume_cmd,timeout_unit,dir_mode = ('gemini', '--resume', '{id}'),1000,0o777
-    hook_events = dict(BeforeAgent=(Hook('resume', when=('prompt', gm_compact_prompt)), Hook('state', new=gm_snapshot_tag)))
+    hook_events = dict(BeforeAgent=(Hook('resume', when=('prompt', gm_compact_prompt)),
+                                    Hook('state', new=gm_snapshot_tag)))
 
     def home(self):
         "Gemini CLI's store: `.gemini` in `$GEMINI_CLI_HOME`, else `~/.gemini`"
@@ -50,7 +51,8 @@ def gm_text(c):
     "The text of a message's `content`: a string, or the text of its parts that are not thoughts"
     if isinstance(c, str): return c
     if not isinstance(c, list): return ''
-    return ''.join(p['text'] for p in c if isinstance(p, dict) and isinstance(p.get('text'), str) and not p.get('thought'))
+    return ''.join(p['text'] for p in c
+                   if isinstance(p, dict) and isinstance(p.get('text'), str) and not p.get('thought'))
 
 # %% ../../nbs/14c_gemini.ipynb #1011e392
 _gm_wrap = re.compile(r'\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z', re.S)
@@ -118,7 +120,7 @@ def _gm_thoughts(m):
     return [Thinking(s) for t in ts if (s := '\n'.join(x for x in (t.get('subject'), t.get('description')) if x))]
 
 def _gm_said(m, calls):
-    "The parts of a reply's own `content` that its `thoughts` and `toolCalls` do not hold too (a restated reply has both)"
+    "The parts of a reply's `content` its `thoughts` and `toolCalls` do not hold too (a restated reply has both)"
     c,thought = m.get('content'),bool(_gm_thoughts(m))
     ps = [p for p in ([{'text': c}] if isinstance(c, str) else c or []) if isinstance(p, dict)]
     return [p for p in ps if not (thought and p.get('thought')) and not (calls and 'functionCall' in p)]
@@ -155,7 +157,8 @@ Gemini.is_boundary = staticmethod(gm_boundary)   # no `mark`: a log is replayed 
 
 def _gm_message(r, t):
     "Is record `r` (of type `t`) one of Gemini's message records: an id and content, none of another host's fields?"
-    return t in ('user', 'info', 'error', 'warning') and 'content' in r and 'id' in r and 'message' not in r and 'uuid' not in r
+    theirs = 'message' in r or 'uuid' in r
+    return t in ('user', 'info', 'error', 'warning') and 'content' in r and 'id' in r and not theirs
 
 @patch
 def owns(self:Gemini, r):
@@ -165,8 +168,10 @@ def owns(self:Gemini, r):
 
 # %% ../../nbs/14c_gemini.ipynb #54e77eff
 class GmLog:
-    "A Gemini log replayed: `hist` (id → message dict) as the host has it now, `seen` all it ever held, `num` their lines"
-    def __init__(self): self.hist,self.seen,self.num,self.meta,self.alias = {},{},{},{},{}
+    "A Gemini log replayed: `hist` (id → message dict) as the host has it now, `seen` all it held, `num` their lines"
+    def __init__(self):
+        self.hist,self.seen,self.num = {},{},{}
+        self.meta,self.alias = {},{}   # what it says of the session; a restated message's id → the id it restates
 
     def put(self, m, line):
         "Message record `m`, read on `line`, in the history: a new one last, a known one in place"
@@ -175,15 +180,16 @@ class GmLog:
         self.hist[i] = self.seen[i] = m
 
     def reset(self, ms, line):
-        "The history replaced by `ms`: one restated under a new id is the one it restates; a new one goes before the next"
-        ms = _gm_same_ids([m for m in ms if isinstance(m, dict) and isinstance(m.get('id'), str)], self.hist, self.alias)
+        "The history replaced by `ms`: one restated under a new id is the one it restates, a new one before the next"
+        ms = [m for m in ms if isinstance(m, dict) and isinstance(m.get('id'), str)]
+        ms = _gm_same_ids(ms, self.hist, self.alias)
         self.hist = {}
         for m in ms: self.num.setdefault(m['id'], line)
         self.seen = _gm_merge(self.seen, ms)
         for m in ms: self.hist[m['id']] = self.seen[m['id']]
 
     def rewind(self, i):
-        "The history cut back to before message `i` (all of it when `i` is unknown), as Gemini does; taken back for good"
+        "The history cut back to before message `i` (all of it if `i` is unknown), as Gemini does, and forgotten"
         ids = list(self.hist)
         for k in ids[ids.index(i):] if i in ids else ids:
             del self.hist[k]
@@ -193,7 +199,8 @@ class GmLog:
 def _gm_calls(m):
     "`(name, args)` of each call a message makes: in its `toolCalls`, else in its `functionCall` parts"
     c = m.get('content')
-    fs = m.get('toolCalls') or [p['functionCall'] for p in c if isinstance(p, dict) and 'functionCall' in p] if isinstance(c, list) else m.get('toolCalls') or []
+    parts = c if isinstance(c, list) else []
+    fs = m.get('toolCalls') or [p['functionCall'] for p in parts if isinstance(p, dict) and 'functionCall' in p]
     return [(f.get('name'), json.dumps(f.get('args'), sort_keys=True)) for f in fs if isinstance(f, dict)]
 
 def gm_key(m):
@@ -211,7 +218,7 @@ def _gm_free(old, ms):
     return free
 
 def _gm_same_ids(ms, old, alias):
-    "Messages `ms` of a new history, each new one that says what one of history `old` said under its id (noted in `alias`)"
+    "Messages `ms` of a new history; a new one saying what one of history `old` said gets its id (noted in `alias`)"
     ms = [m | dict(id=alias[m['id']]) if m['id'] in alias else m for m in ms]
     free = _gm_free(old, ms)
     def same(m):
@@ -247,7 +254,8 @@ def _gm_note(r, log):
 def _gm_take(r, log, line, st):
     "Replay record `r`, read on `line`, into `log`"
     if isinstance(r.get('$rewindTo'), str): return log.rewind(r['$rewindTo'])
-    if isinstance(r.get('$set'), dict) and isinstance(r['$set'].get('messages'), list): log.reset(r['$set']['messages'], line)
+    s = r.get('$set')
+    if isinstance(s, dict) and isinstance(s.get('messages'), list): log.reset(s['messages'], line)
     if '$set' in r or 'projectHash' in r: return _gm_note(r, log)
     if isinstance(r.get('id'), str) and r.get('type') in gm_types: log.put(r, line)
     else: st.drop(bad_record)
@@ -280,7 +288,7 @@ def _gm_note_msg(m):
 
 # %% ../../nbs/14c_gemini.ipynb #f5055f10
 def gm_summary_msg(s):
-    "The message of summary `s`: a snapshot opens as a host's summary does (`summary_prefix`), so the state says it, once"
+    "Summary `s` as a message: a snapshot opens as a host's summary does (`summary_prefix`), so the state says it, once"
     if not s.lstrip().startswith(gm_snapshot_tag): return Msg('user', [Text(s)])
     return Msg('user', [Text(f'{summary_prefix}; Gemini CLI compressed it into this snapshot.\n\n{s}')])
 
@@ -317,7 +325,7 @@ def read_lines(self:Gemini, lines, whole=False, sidechains=False, start=1):
 
 # %% ../../nbs/14c_gemini.ipynb #c12ad3ef
 def gm_projects(home):
-    "`{project directory: slug}` from the `projects.json` of the store `home` ({} when there is none or it does not parse)"
+    "`{project directory: slug}` of the `projects.json` in store `home`; {} when there is none or it does not parse"
     try: d = json.loads((Path(home)/'projects.json').read_text(encoding='utf-8'))
     except (OSError, ValueError): return {}
     ps = d.get('projects') if isinstance(d, dict) else None
@@ -389,7 +397,7 @@ def _gm_free_slug(base, cwd, ps, home):
         n += 1
 
 def gm_claim_slug(cwd, home):
-    "The slug of project directory `cwd` in the store `home`: its own in `projects.json`, else a new one recorded there (as Gemini does)"
+    "The slug of project `cwd` in store `home`: its own in `projects.json`, else a new one, recorded as Gemini does"
     home,cwd = Path(home),os.path.realpath(cwd)
     ps = gm_projects(home)
     if cwd in ps: return ps[cwd]
@@ -418,7 +426,7 @@ def gm_log_name(new_id, now=None):
 # %% ../../nbs/14c_gemini.ipynb #81a2c19a
 @patch
 def resume_from(self:Gemini, session, cwd=None):
-    "`(chats folder, run dir, {})`: a continuation of `session` runs where it began, in that project's folder (claimed if new)"
+    "`(chats folder, run dir, {})`: a continuation runs where `session` began, in its project's folder (claimed if new)"
     run = run_dir(session.cwd, cwd)
     return self.home()/'tmp'/gm_claim_slug(run, self.home())/'chats',run,{}
 
@@ -430,7 +438,8 @@ def resume_records(self:Gemini, meta, doc, new, run): return gm_resume_records(d
 
 @patch
 def write_resume(self:Gemini, session, doc, cwd=None):
-    if doc.lstrip().startswith('<hook_context>'): raise ValueError('Gemini drops a first turn that begins with <hook_context>')
+    if doc.lstrip().startswith('<hook_context>'):
+        raise ValueError('Gemini drops a first turn that begins with <hook_context>')
     return JsonlHost.write_resume(self, session, doc, cwd)
 
 # %% ../../nbs/14c_gemini.ipynb #e84baded
@@ -449,15 +458,16 @@ def gm_last_snapshot(path):
 
 # %% ../../nbs/14c_gemini.ipynb #fcc0bdb4
 def gm_new_compression(path, name='gemini'):
-    "Has Gemini compressed the log at `path` since the hook (of host `name`) last told of one? Noted, so it is told once"
-    with open(path, 'rb') as f: mark = log_mark(f, hook_size(path, Gemini.hook_bytes))   # before the replay
+    "Has Gemini compressed the log at `path` since the hook (of host `name`) last told of one? Noted: told once"
+    # before the replay: more is looked at next time; a log too long for a hook is a ValueError
+    with open(path, 'rb') as f: mark = log_mark(f, hook_size(path, Gemini.hook_bytes))
     snap,told = gm_last_snapshot(path),seen(path, name).get('snap')
     note_seen(path, name, mark, snap=snap or told)
     return snap is not None and snap!=told
 
 @patch
 def compacted_since(self:Gemini, inp):
-    "Is there a compression in hook event `inp`'s log the hook has not told of: a snapshot's tag past where it looked, then exactly"
+    "Has event `inp`'s log a compression the hook has not told of? A snapshot's tag past where it looked, then exactly"
     p = inp.get('transcript_path')
     if not (isinstance(p, str) and os.path.isfile(p) and may_be_new(p, gm_snapshot_tag, self.name)): return False
     return gm_new_compression(p, self.name)
@@ -465,8 +475,9 @@ def compacted_since(self:Gemini, inp):
 # %% ../../nbs/14c_gemini.ipynb #954e06d6
 @patch
 def compacted_part(self:Gemini, path):
-    "`(LogMsgs, kept)` of what Gemini's last compression of the log at `path` took from the history, and the text it kept"
-    with open(path, 'rb') as f: lines = f.read(hook_size(path, self.hook_bytes)).splitlines()   # read whole, if a hook may
+    "`(LogMsgs, kept)`: what Gemini's last compression of the log at `path` took from the history, and the text it kept"
+    size = hook_size(path, self.hook_bytes)   # read whole: a ValueError for a log longer than a hook reads
+    with open(path, 'rb') as f: lines = f.read(size).splitlines()
     whole,now = self.read_lines(lines, whole=True),self.read_lines(lines)
     part = self.log()
     if not now.summary: return part,''

@@ -80,9 +80,10 @@ def oc_tool(p):
     args = st.get('input') if isinstance(st.get('input'), dict) else {}
     if name=='bash' and 'command' in args: name,args = 'Bash',{'command': args['command']}
     use = ToolUse(id=cid, name=name, arguments=args)
-    if st.get('status')=='completed': return use,ToolResult(id=cid, name=name, text=strip_reminders(str(st.get('output') or '')))
-    if st.get('status')=='error': return use,ToolResult(id=cid, name=name, text=err_text(str(st.get('error') or '')))
-    return use,None
+    if st.get('status')=='completed': text = strip_reminders(str(st.get('output') or ''))
+    elif st.get('status')=='error': text = err_text(str(st.get('error') or ''))
+    else: return use,None
+    return use,ToolResult(id=cid, name=name, text=text)
 
 # %% ../../nbs/14d_opencode.ipynb #7a221470
 def _oc_text(p):
@@ -90,10 +91,14 @@ def _oc_text(p):
     s = strip_reminders(p.get('text') or '') if not (p.get('synthetic') or p.get('ignored')) else ''
     return Text(s) if s.strip() else None
 
+def _oc_user_part(p):
+    "The part of one part of a user message: its text, or a media tag for a file; or None"
+    if p['type']=='text': return _oc_text(p)
+    return Text(media_tag('file', p.get('mime'))) if p['type']=='file' else None
+
 def oc_user(parts, st=None):
     "The user `Msg` of a user message's parts: its texts and media tags; None when it holds neither"
-    f = lambda p: _oc_text(p) if p['type']=='text' else Text(media_tag('file', p.get('mime'))) if p['type']=='file' else None
-    got = [x for p in parts if (x := try_block(f, p, st))]
+    got = [x for p in parts if (x := try_block(_oc_user_part, p, st))]
     return Msg('user', got) if got else None
 
 # %% ../../nbs/14d_opencode.ipynb #7a801b5f
@@ -156,7 +161,7 @@ def _oc_take(m, parts, res):
 # %% ../../nbs/14d_opencode.ipynb #555c621d
 @patch
 def read_msgs(self:Opencode, msgs, whole=False):
-    "Canonical `Msg`s of a session's `(message, parts)`, each numbered by its message: after its last compaction, or `whole`"
+    "Canonical `Msg`s of a session's `(message, parts)`, numbered by message: after its last compaction, or `whole`"
     res = self.log(whole)
     for i,(m,parts) in enumerate(msgs, 1):
         res.line = i
@@ -190,7 +195,7 @@ def session_files(self:Opencode, cwd=None):
 # %% ../../nbs/14d_opencode.ipynb #6bc13959
 @patch
 def read(self:Opencode, ref, whole=False, sidechains=False, progress=noop, start=None):
-    "The `LogMsgs` of the opencode session `ref` (a `StoreRef`): after its last compaction, or `whole`; a ValueError if it is not there"
+    "The `LogMsgs` of opencode session `ref` (a `StoreRef`): after its last compaction, or `whole`; ValueError if none"
     rows = oc_rows(ref.store, ref)
     if not rows: raise ValueError(f'{ref}: no such session in {ref.store}')
     res = self.read_msgs(oc_messages(rows), whole)
@@ -213,7 +218,7 @@ _b62 = string.digits + string.ascii_letters
 _oc_clock = [0, 0]   # the last millisecond an id was made in, and how many were made in it
 
 def oc_id(prefix, descending=False):
-    "A new opencode id such as `ses_…` or `msg_…`: 48 bits of the time (and a counter), in hex, then 14 random characters"
+    "A new opencode id such as `ses_…`: 48 bits of the time (and a counter) in hex, then 14 random characters"
     ms = time.time_ns()//1_000_000
     _oc_clock[:] = ms,(_oc_clock[1]+1 if ms==_oc_clock[0] else 0)
     n = (ms*0x1000 + _oc_clock[1]) % (1<<48)
@@ -236,10 +241,11 @@ def _oc_config_model():
 
 # %% ../../nbs/14d_opencode.ipynb #fc7971f8
 def oc_model(db, sid=None):
-    "`{providerID, modelID}` for a new session: session `sid`'s last in store `db`, else the store's last, else the configured; or None"
+    "`{providerID, modelID}` of a new session: `sid`'s last in store `db`, the store's last, the configured, or None"
     qs = [('where session_id=?', (str(sid),))]*(sid is not None) + [('', ())]
     for q,a in qs if Path(db).is_file() else ():
-        m = _oc_model_of(r for r, in oc_query(db, f'select data from message {q} order by time_created desc limit 50', a))
+        rows = oc_query(db, f'select data from message {q} order by time_created desc limit 50', a)
+        m = _oc_model_of(r for r, in rows)
         if m: return m
     return _oc_config_model()
 
@@ -250,12 +256,14 @@ def oc_resume_export(doc, sid, cwd, model):
     info = dict(id=sid, slug='llmsurgery', projectID='global', directory=cwd, title='Continued by llmsurgery',
                 version=oc_version, time=dict(created=now, updated=now))
     user = dict(id=u, sessionID=sid, role='user', time=dict(created=now), agent='build', model=model)
+    no_toks = dict(input=0, output=0, reasoning=0, cache=dict(read=0, write=0))
     summ = dict(id=a, sessionID=sid, role='assistant', parentID=u, mode='compaction', agent='compaction', summary=True,
-                path=dict(cwd=cwd, root='/'), cost=0, tokens=dict(input=0, output=0, reasoning=0, cache=dict(read=0, write=0)),
-                time=dict(created=now, completed=now), finish='stop', **model)
+                path=dict(cwd=cwd, root='/'), cost=0, tokens=no_toks, time=dict(created=now, completed=now),
+                finish='stop', **model)
     part = lambda m, **kw: dict(id=oc_id('prt'), sessionID=sid, messageID=m, **kw)
-    return dict(info=info, messages=[dict(info=user, parts=[part(u, type='compaction', auto=False)]),
-                                     dict(info=summ, parts=[part(a, type='text', text=doc, time=dict(start=now, end=now))])])
+    asked = part(u, type='compaction', auto=False)
+    said = part(a, type='text', text=doc, time=dict(start=now, end=now))
+    return dict(info=info, messages=[dict(info=user, parts=[asked]), dict(info=summ, parts=[said])])
 
 # %% ../../nbs/14d_opencode.ipynb #fb8ec95d
 oc_timeout = 60   # seconds an `opencode import` or `session delete` may take
@@ -276,7 +284,7 @@ def _oc_run(args, cwd):
 # %% ../../nbs/14d_opencode.ipynb #39d8cd10
 @patch
 def remove_session(self:Opencode, ref):
-    "Take session `ref`, one llmsurgery began, out of opencode's store (`opencode session delete`); quiet if it is not there"
+    "Take session `ref`, one llmsurgery began, out of opencode's store (`opencode session delete`); quiet if not there"
     if any(r==ref for r in store_sessions(ref.store)): _oc_run(['session', 'delete', str(ref)], ref.cwd or os.getcwd())
 
 @patch
@@ -308,7 +316,8 @@ def write_resume(self:Opencode, session, doc, cwd=None):
 @patch
 def plugin_file(self:Opencode):
     "The file opencode loads llmsurgery's plugin from: `llmsurgery.js` in its plugins folder"
-    return Path(os.environ.get('XDG_CONFIG_HOME') or Path.home()/'.config').expanduser()/'opencode'/'plugins'/'llmsurgery.js'
+    config = Path(os.environ.get('XDG_CONFIG_HOME') or Path.home()/'.config').expanduser()
+    return config/'opencode'/'plugins'/'llmsurgery.js'
 
 # %% ../../nbs/14d_opencode.ipynb #f5754670
 _oc_plugin = """// llmsurgery's plugin for opencode: `llmsurgery-compact --install-hooks opencode` wrote it, `--uninstall-hooks opencode` removes it
