@@ -79,10 +79,19 @@ boilerplate = tuple(re.compile(o, re.DOTALL) for o in (
     r'Todos have been modified successfully\. Ensure that you continue to use the todo list to track your progress\. .*'))
 done_mark = '> ok'
 
+_blank,_blank_end = re.compile(r'\s*'),re.compile(r'\s*\Z')   # `\s` is what `str.strip` strips
+
+def _strips_within(s, k):
+    "Is `s.strip()` shorter than `k`? Its ends are looked at: a long `s` is not copied"
+    if len(s)<k: return True
+    rest = len(s)-_blank.match(s).end()-k+1   # this many characters must be blank at its end
+    return k>0 and (rest<=0 or _blank_end.match(s, len(s)-rest) is not None)
+
 def is_boilerplate(s):
     "Is result text `s` exactly one of the host's known success phrasings?"
+    if not _strips_within(s or '', 600): return False   # most results: decided without a copy of them
     s = (s or '').strip()
-    return len(s)<600 and '\n' not in s[:300] and any(o.fullmatch(s) for o in boilerplate)
+    return '\n' not in s[:300] and any(o.fullmatch(s) for o in boilerplate)
 
 # %% ../nbs/05_docstyle.ipynb #8c2feb2d
 def runs_counted(ls):

@@ -306,6 +306,22 @@ def test_the_least_an_error_result_can_be_is_reached():
     ls = list('abcdefgh')   # a token a line
     assert len_toks(result_line(' ¶ '.join(ls))) == _least_toks(ls) == 16
 
+from llmsurgery.docstyle import boilerplate, is_boilerplate, _strips_within
+
+def is_boilerplate_before(s):
+    "`is_boilerplate` as it was: the text stripped first"
+    s = (s or '').strip()
+    return len(s)<600 and '\n' not in s[:300] and any(o.fullmatch(s) for o in boilerplate)
+
+blanky = st.lists(st.sampled_from([' ', '\n', '\t', '\u2028', '\x1c', '\xa0', 'a', ' '*300, 'File created successfully at: /w/x.md',
+                                   'The file /w/a.py has been updated successfully.']), max_size=40).map(''.join)
+
+@given(blanky, st.integers(-2, 700))
+@settings(max_examples=300, deadline=None)
+def test_blank_ends_are_looked_at_not_stripped(s, k):
+    assert _strips_within(s, k) == (len(s.strip()) < k)
+    assert is_boilerplate(s) == is_boilerplate_before(s)
+
 mk = importlib.util.spec_from_file_location('make_examples', root/'examples'/'make_examples.py')
 mkex = importlib.util.module_from_spec(mk)
 mk.loader.exec_module(mkex)
