@@ -1,16 +1,18 @@
 """The measures of issue 26, each as a ratio against its own baseline taken in the same run, beside the issue's goal.
 
-Run: `make bench` (or `.venv/bin/python bench/issue.py [--mb 400] [--msgs 10000] [--reps 3] [--rev REV]`). Not part of the
+Run: `make bench` (or `.venv/bin/python bench/issue.py [--mb 400] [--msgs 10000] [--reps 3] [--rev REV] [--rows ROWS]`). Not part of the
 test suite. Rows: `--all` on the ~400 MB chained Claude Code session (bench/e2e.py builds it, cached outside the
 repository) against the stdlib JSON-parse floor of the same file, its peak RSS against the file's size, the default read
-against the same floor, the compaction of the synthetic 10,000-message session in process against llmsurgery 0.0.17
-(bench/bench.py installs it in a venv of its own), the same on the two largest real sessions (no goal: they show what
-a session that repeats few results gains), and Codex's UserPromptSubmit hook letting an ordinary prompt pass, against
-the bare interpreter. Each version's modules are byte-compiled first, as an installed package's are. `--rev REV`
+against the same floor, the compaction (`compact_doc`) of the synthetic 10,000-message session in process against
+llmsurgery 0.0.17 (bench/bench.py installs it in a venv of its own), the same on a session of that size in which no
+result repeats (a document renders a repeated result once), the spec's renderer (`compact_chat` with
+`compact_policy`) on both against 0.0.17's, the compaction of the two largest real sessions (no goal: they show what a
+session that repeats few results gains), and Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the
+bare interpreter. Each version's modules are byte-compiled first, as an installed package's are. `--rev REV`
 measures that git revision too (extracted into the cache), in the same run: a before and after on one machine. The
 machine may be shared: ratios within one run are what compare.
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile, time
+import argparse, functools, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'examples'))
@@ -22,14 +24,25 @@ sys.path.insert(0, sys.argv[1])
 try:   # a revision since the hosts became classes, else one before
     from llmsurgery.hosts.base import host_named; read_claude = host_named('claude').read_lines
 except ImportError: from llmsurgery.claude import read_claude
-from llmsurgery.compact import compact_doc, compact_enc
+from llmsurgery.compact import compact_doc, compact_enc, compact_chat, compact_policy
 lines, ts = open(sys.argv[2]).read().splitlines(), []
 compact_enc()
 for _ in range(int(sys.argv[3])):
     t = time.perf_counter(); msgs = read_claude(lines); r = time.perf_counter()
-    compact_doc(msgs, '/session.jsonl'); ts.append((time.perf_counter()-t, time.perf_counter()-r))
-print(*min(ts))
+    compact_doc(msgs, '/session.jsonl'); d = time.perf_counter()
+    compact_chat(msgs, **compact_policy); ts.append((d-t, d-r, time.perf_counter()-d))
+print(*map(min, zip(*ts)))
 """
+OLD_RUN = """import json, sys, time
+from llmsurgery.ant import recs2chat
+from llmsurgery.compact import compact_chat, compact_content, compact_policy, compact_enc
+lines, enc, ts = open(sys.argv[1]).read().splitlines(), compact_enc(), []
+for _ in range(3):
+    t = time.perf_counter(); msgs = recs2chat([json.loads(l) for l in lines]); r = time.perf_counter()
+    chat = compact_chat(msgs, **compact_policy, enc=enc, last_n=5); c = time.perf_counter()
+    compact_content(chat, '/session.jsonl'); d = time.perf_counter(); ts.append((d-t, d-r, c-r))
+print(*map(min, zip(*ts)))
+"""   # bench.OLD_RUN's compaction, and its `compact_chat` alone
 REAL = [e2e.ROOT/'tests'/'data'/'claude-real'/f for f in e2e.BIG]   # the real sessions' two largest
 GATE = ['--when', 'prompt=/compact llmsurgery']   # as `--install-hooks codex` writes the command (an older hook ignores it)
 PASS = json.dumps(dict(hook_event_name='UserPromptSubmit', prompt='fix the parser', session_id='t',
@@ -51,14 +64,14 @@ def hook_row(code, reps, state):
     return hook, bare
 
 def chat_row(code, path, reps):
-    "`(read + compact, compact only)` seconds of this code in process on the synthetic session at `path`"
+    "`(read + compact_doc, compact_doc, compact_chat)` seconds of this code in process on the session at `path`, each best of `reps`"
     out = subprocess.run([sys.executable, '-c', NEW_RUN, str(code), str(path), str(reps)], capture_output=True, text=True, check=True)
     return tuple(map(float, out.stdout.split()))
 
 def old_row(path, cache):
     "The same for llmsurgery 0.0.17, in its own venv"
     env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(bench.o200k_cache(cache)))
-    out = subprocess.run([str(bench.old_python(cache)), '-c', bench.OLD_RUN, str(path)], capture_output=True, text=True,
+    out = subprocess.run([str(bench.old_python(cache)), '-c', OLD_RUN, str(path)], capture_output=True, text=True,
                          check=True, env=env, cwd=path.parent)
     return tuple(map(float, out.stdout.split()))
 
@@ -71,27 +84,37 @@ def e2e_rows(code, chain, cache, reps):
     return [(min(r[i][0] for r in runs), max(r[i][1] for r in runs)) for i in range(len(cmds))]
 
 def chat_rows(code, synth, cache, reps):
-    "`(0.0.17's compaction, this code's)` in seconds, best of `reps` turns of each (each turn best of 3 in process)"
-    runs = [(old_row(synth, cache)[1], chat_row(code, synth, 3)[1]) for _ in range(reps)]
-    return min(o for o,_ in runs),min(n for _,n in runs)
+    "`(doc, chat)`: `(0.0.17's, this code's)` seconds of the compaction and of `compact_chat`, best of `reps` turns of each (each turn best of 3 in process)"
+    runs = [(old_row(synth, cache), chat_row(code, synth, 3)) for _ in range(reps)]
+    best = lambda i, j: min(r[i][j] for r in runs)
+    return (best(0, 1), best(1, 1)),(best(0, 2), best(1, 2))
 
 def real_rows(code, cache, reps):
     "`(0.0.17's, this code's)` compactions of the real sessions, in seconds, summed over them (each best of `reps` turns)"
-    rows = [chat_rows(code, f, cache, reps) for f in REAL]
+    rows = [chat_rows(code, f, cache, reps)[0] for f in REAL]
     return sum(o for o,_ in rows),sum(n for _,n in rows)
 
-def measures(code, chain, synth, cache, reps, state):
-    "Each row's `(value, baseline)` for the code in `code`, each value and its baseline measured in turn"
-    floor,whole,default = e2e_rows(code, chain, cache, reps)
-    hook,bare = hook_row(code, max(reps, 5), state)
-    old,new = chat_rows(code, synth, cache, reps)
-    return dict(all=(whole[0], floor[0]), rss=(whole[1], chain.stat().st_size), default=(default[0], floor[0]),
-                chat=(old, new), real=real_rows(code, cache, reps), hook=(hook, bare))
+_pairs = ('chat', 'spec'),('unique', 'spec_unique')
+
+def measures(code, chain, sessions, cache, reps, state, rows):
+    "Each of `rows`' `(value, baseline)` for the code in `code`, each value and its baseline measured in turn"
+    res = {}
+    if {'all', 'rss', 'default'} & rows:
+        floor,whole,default = e2e_rows(code, chain(), cache, reps)
+        res.update(all=(whole[0], floor[0]), rss=(whole[1], chain().stat().st_size), default=(default[0], floor[0]))
+    for (doc,chat),path in zip(_pairs, sessions):   # each synthetic session: its compaction's row, its `compact_chat`'s
+        if {doc, chat} & rows: res[doc],res[chat] = chat_rows(code, path, cache, reps)
+    if 'real' in rows: res['real'] = real_rows(code, cache, reps)
+    if 'hook' in rows: res['hook'] = hook_row(code, max(reps, 5), state)
+    return res
 
 ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of the file', '{:.2f} s', '≤ 2x, then 1.5x', lambda v,b: v/b<=2),
         ('rss', "its peak RSS, against the input's size", '{:,.0f} MB', '≤ 1x', lambda v,b: v/b<=1),
         ('default', 'the default (after the last boundary) on the same file, against the floor', '{:.2f} s', '≤ 0.25x', lambda v,b: v/b<=0.25),
         ('chat', '`compact_doc` on the synthetic {msgs:,}-message session, llmsurgery 0.0.17 against it (in process)', '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
+        ('unique', '`compact_doc` on a synthetic {msgs:,}-message session in which no result repeats, 0.0.17 against it (in process)', '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
+        ('spec', "`compact_chat` (`compact_policy`) on the synthetic session, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
+        ('spec_unique', "`compact_chat` (`compact_policy`) on the session in which no result repeats, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('real', '`compact_doc` on the two largest real sessions (tests/data/claude-real, 2.8 and 2.9 MB), 0.0.17 against it (in process): they repeat few results', '{:.3f} s', 'none set', None),
         ('hook', "Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the bare interpreter", '{:.3f} s', '≤ 0.05 s', lambda v,b: v<=0.05)]
 
@@ -105,6 +128,7 @@ def print_table(runs, mb, msgs):
     print('| measure | ' + ' | '.join(f'{n}: value / baseline = ratio' for n in names) + ' | goal | met (last) |')
     print('|---|' + '---:|'*len(names) + '---|---|')
     for key,label,fmt,goal,ok in ROWS:
+        if key not in runs[names[-1]]: continue
         cells = []
         for n in names:
             v,b = runs[n][key]
@@ -119,14 +143,18 @@ def main():
     ap.add_argument('--msgs', type=int, default=10_000, help='messages in the synthetic session')
     ap.add_argument('--reps', type=int, default=3, help='turns of each measure and its baseline, run one after the other; the best of each is taken')
     ap.add_argument('--rev', help='also measure this git revision (a before), in the same run')
+    ap.add_argument('--rows', default=','.join(k for k,*_ in ROWS), help='the rows to measure, comma-separated: ' + ', '.join(k for k,*_ in ROWS) + ' (default: all)')
     a = ap.parse_args()
+    rows = set(a.rows.split(','))
+    if rows - {k for k,*_ in ROWS}: ap.error(f'--rows: no row {", ".join(sorted(rows - {k for k,*_ in ROWS}))}')
     cache = e2e.default_cache(); cache.mkdir(parents=True, exist_ok=True)
-    chain = e2e.build_chain(e2e.find_data(), cache, a.mb)
+    chain = functools.cache(lambda: e2e.build_chain(e2e.find_data(), cache, a.mb))   # built only for the rows that read it
     print(f'Issue 26 measures: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {e2e.load()} at start\n')
     with tempfile.TemporaryDirectory() as tmp:
-        (synth := Path(tmp)/'s.jsonl').write_text('\n'.join(synth_claude(a.msgs, seed=3))+'\n')
+        sessions = [Path(tmp)/'s.jsonl', Path(tmp)/'unique.jsonl']   # the synthetic session, and one in which no result repeats
+        for f,rep in zip(sessions, (True, False)): f.write_text('\n'.join(synth_claude(a.msgs, seed=3, repeat=rep))+'\n')
         codes = ([(f'{a.rev} (before)', e2e.code_dir(cache, a.rev))] if a.rev else []) + [('working tree', e2e.code_dir(cache, None))]
-        runs = {n: measures(c, chain, synth, cache, a.reps, tmp) for n,c in codes}
+        runs = {n: measures(c, chain, sessions, cache, a.reps, tmp, rows) for n,c in codes}
     print_table(runs, a.mb, a.msgs)
     print(f'\nload average at end: {e2e.load()}')
 

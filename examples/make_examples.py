@@ -7,8 +7,10 @@ Everything is synthetic and seeded, so the same code writes the same bytes. The 
 - `codex_short.jsonl`: the same for a Codex rollout.
 - `claude_long.jsonl`: a long Claude Code session (3,000 messages) with large file reads and test logs.
 
-`synth_claude(n_msgs, seed=0, big=True)` yields the lines of a long session holding exactly `n_msgs` canonical
-messages (what Claude Code's reader, `llmsurgery.hosts.claude`, returns by default); benchmarks import it to build sessions of any size."""
+`synth_claude(n_msgs, seed=0, big=True, repeat=True)` yields the lines of a long session holding exactly `n_msgs`
+canonical messages (what Claude Code's reader, `llmsurgery.hosts.claude`, returns by default); benchmarks import it to
+build sessions of any size. The agent rereads the same few files and test logs, as agents do; with `repeat=False` each read, log, edit
+and diff is written afresh, and no result of more than one line is seen twice."""
 import base64, json, random, uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -152,12 +154,18 @@ def git_diff(rng, src, mod):
 
 class _Session:
     "State for `synth_claude`: the log writer, the project's sources, and the count of canonical messages left to write"
-    def __init__(self, seed, big):
+    def __init__(self, seed, big, repeat=True):
         self.rng = random.Random(seed)
-        self.log,self.big = ClaudeLog(self.rng),big
+        self.log,self.big,self.repeat,self.seen = ClaudeLog(self.rng),big,repeat,set()
         self.src = {m: module_src(self.rng, m, self.rng.choice([6, 10, 20, 35, 60]) if big else 4) for m in MODULES + TESTS}
         self.mod,self.f = MODULES[0],'read_rows'
-        self.logs = [pytest_log(self.rng, self.rng.choice([40, 120, 300]) if big else 12, self.rng.choice([0, 0, 1, 3]), big) for _ in range(12)]
+        self.logs = [self.new_log() for _ in range(12)]
+
+    def new_src(self, mod): return module_src(self.rng, mod, self.rng.choice([6, 10, 20, 35, 60]) if self.big else 4)
+    def new_log(self): return pytest_log(self.rng, self.rng.choice([40, 120, 300]) if self.big else 12, self.rng.choice([0, 0, 1, 3]), self.big)
+    def source(self, mod):
+        "The source of `mod` as the agent sees it now: the project's, or a fresh one each time without `repeat`"
+        return self.src[mod] if self.repeat else self.new_src(mod)
 
     def request(self):
         rng = self.rng
@@ -174,17 +182,25 @@ class _Session:
             'commit this with a clear message', 'looks good - now check the same bug in the other readers',
             f'no, keep the old name `{f}`; people import it'])
 
-    def call(self):
+    def call(self, tries=50):
+        "One tool call the agent might make now, with its result: (name, input, result text, is_error); none seen before without `repeat`"
+        for _ in range(tries):   # without `repeat`, a result of more than one line that was seen before is drawn again
+            c = self.any_call()
+            if self.repeat or '\n' not in c[2] or c[2] not in self.seen: break
+        self.seen.add(c[2])
+        return c
+
+    def any_call(self):
         "One tool call the agent might make now, with its result: (name, input, result text, is_error)"
         rng,big = self.rng,self.big
         mod = self.mod if rng.random() < .6 else rng.choice(MODULES + TESTS)
         k = rng.choices(['Read', 'Bash-test', 'Grep', 'Edit', 'Bash-git', 'Glob', 'Write', 'TodoWrite'], [30, 16, 14, 18, 8, 4, 4, 6])[0]
         if k=='Read':
-            src = self.src[mod]
+            src = self.source(mod)
             res = cat_n(src) if big else cat_n('\n'.join(src.splitlines()[:30]))
             return 'Read', dict(file_path=f'{CWD}/{mod}'), res + ('\n\n' + REMINDER if rng.random() < .5 else ''), False
         if k=='Bash-test':
-            log = rng.choice(self.logs)
+            log = rng.choice(self.logs) if self.repeat else self.new_log()
             fail = ' failed, ' in log
             return 'Bash', dict(command=' '.join(['.venv/bin/python -m pytest -v', rng.choice(['tests/', *TESTS])]), description='Run the tests'), (
                 'Exit code 1\n' + log if fail else log), fail
@@ -193,7 +209,7 @@ class _Session:
             hits = '\n'.join(f'{CWD}/{rng.choice(MODULES + TESTS)}:{rng.randint(1, 500)}:    {fname(rng)}({pat})' for _ in range(rng.randint(1, 40 if big else 5)))
             return 'Grep', dict(pattern=pat, path=CWD, output_mode='content', **{'-n': True}), hits, False
         if k=='Edit':
-            ls = self.src[mod].splitlines()
+            ls = self.source(mod).splitlines()
             i = rng.randrange(len(ls)-6)
             old = ls[i+2]
             if rng.random() < .1:
@@ -205,7 +221,7 @@ class _Session:
         if k=='Bash-git':
             cmd = rng.choice(['git status --short', 'git diff', 'git log --oneline -5', 'git add -A && git commit -m "Fix reader edge cases"'])
             res = {'git status --short': ' M csvtidy/reader.py\n M tests/test_reader.py\n?? notes.txt',
-                   'git diff': '\n'.join(git_diff(rng, self.src[m], m) for m in rng.sample(MODULES, 3)),
+                   'git diff': '\n'.join(git_diff(rng, self.source(m), m) for m in rng.sample(MODULES, 3)),
                    'git log --oneline -5': '\n'.join(f'{rng.getrandbits(28):07x} {rng.choice(["Fix", "Test", "Refactor", "Document"])} {fname(rng)}' for _ in range(5))}.get(
                        cmd, '[main 4c1d2e9] Fix reader edge cases\n 2 files changed, 14 insertions(+), 3 deletions(-)')
             return 'Bash', dict(command=cmd, description='Check the working tree'), res, False
@@ -299,9 +315,9 @@ class _Session:
         lines += lg.assistant(*([thinking('All green. Summarise for the user.', rng)] if rng.random() < .3 else []), text(self.prose(final=True)))
         return lines, used
 
-def synth_claude(n_msgs, seed=0, big=True):
+def synth_claude(n_msgs, seed=0, big=True, repeat=True):
     "JSONL lines of a synthetic Claude Code session that Claude Code's reader reads as exactly `n_msgs` canonical messages"
-    s = _Session(seed, big)
+    s = _Session(seed, big, repeat)
     yield dumps(dict(type='summary', summary='Fix csvtidy reader edge cases', leafUuid=s.log.uuid()))
     left = n_msgs
     while left > 0:

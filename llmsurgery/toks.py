@@ -12,9 +12,9 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/toks.html.md"""
 
 # %% auto #0
 __all__ = ['o200k_sha256', 'o200k_pat', 'o200k_specials', 'tok_chars', 'memo_chars', 'memo_most', 'o200k_ranks', 'compact_enc',
-           'enc_toks', 'piece_cut', 'len_toks', 'clip_ends', 'Ends', 'WindowMemo', 'plain_enc', 'bytes_within',
-           'within_toks', 'last_piece_start', 'inner_toks', 'HeadToks', 'head_toks', 'head_text', 'fit_text', 'as_text',
-           'trunctoks_mid']
+           'enc_toks', 'piece_cut', 'len_toks', 'clip_ends', 'Ends', 'TokMemo', 'WindowMemo', 'plain_enc', 'LinePrep',
+           'bytes_within', 'within_toks', 'last_piece_start', 'inner_toks', 'HeadToks', 'head_toks', 'head_text',
+           'fit_text', 'as_text', 'trunctoks_mid']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
 import binascii, gzip, hashlib, os, re, tempfile
@@ -110,13 +110,19 @@ def clip_ends(s, n, mark, prep=noop):
     return prep(s) if len(s) <= 2*x+len(mark) else prep(s[:x])+mark+prep(s[-x:])
 
 # %% ../nbs/01_toks.ipynb #84a33d98
-def _window(t, n, enc, tail=False):
+def _window(t, n, enc, tail=False, least=None):
     "`(text, tokens)`: the shortest window at the start (or end) of `t` over `n` tokens; None if it spans half of `t`"
-    w = 4*n+32
-    while 2*w < len(t):
+    w,most = 4*n+32,ifnone(least, len(t))   # `least`: `t` is the start (end) of a text at least this long
+    while 2*w < most:
+        if w > len(t): return None   # past what `t` holds: the text it starts may go on otherwise
         x = t[-w:] if tail else t[:w]
         if len(toks := enc_toks(x, enc)) > n: return x, toks
         w *= 2
+
+def _windows(t, n, enc):
+    "The windows at the two ends of `t`, the tail's None when the head's is"
+    h = _window(t, n, enc)
+    return h,(h and _window(t, n, enc, tail=True))
 
 def _nchars(toks, enc):
     "Number of whole characters that `toks` decode to: a split UTF-8 sequence at either edge is not counted"
@@ -125,10 +131,9 @@ def _nchars(toks, enc):
 # %% ../nbs/01_toks.ipynb #49c5b019
 class Ends:
     "Text `t` made ready for cuts within `n` tokens: the token windows at its two ends, or all of it when they meet"
-    def __init__(self, t, n, enc):
+    def __init__(self, t, n, enc, wins=None):
         self.t,self.n,self.enc = t,n,enc
-        h = _window(t, n, enc)
-        tl = h and _window(t, n, enc, tail=True)
+        h,tl = wins or _windows(t, n, enc)   # `wins`: the two windows, when they were found without `t`
         if tl: (self.hx,self.ht),(self.tx,self.tt) = h,tl
         else: self.hx,self.tx,self.ht = t,t,enc_toks(t, enc); self.tt = self.ht
         self.ntoks = None if tl else len(self.ht)   # the count of `t`, when it was tokenized whole
@@ -140,12 +145,12 @@ class Ends:
 # %% ../nbs/01_toks.ipynb #421b83f6
 memo_chars,memo_most = 256,1<<15   # texts up to this long a memo keeps the tokens of, and how many at most
 
-class WindowMemo(GetAttr):
-    "The encoding `enc`, keeping each text's `Ends` in `ends` (a larger budget's serve every smaller one) and short texts' tokens"
+class TokMemo(GetAttr):
+    "The encoding `enc`, keeping the tokens of short texts (a line, a mark, a window) that renderings count again"
     _default = 'enc'
-    def __init__(self, enc=None): self.enc,self.ends,self.short = (enc if enc is not None else compact_enc()),{},{}
+    def __init__(self, enc=None): self.enc,self.short = (enc if enc is not None else compact_enc()),{}
     def encode_ordinary(self, s):
-        "`enc.encode_ordinary(s)`; a short `s` (a line, a mark) that a fit counts at every budget is encoded once"
+        "`enc.encode_ordinary(s)`; a short `s` is encoded once"
         if len(s)>memo_chars: return self.enc.encode_ordinary(s)
         t = self.short.get(s)
         if t is None:
@@ -156,9 +161,53 @@ class WindowMemo(GetAttr):
         "`enc.decode_bytes(toks)`, named here: a cut decodes thousands of times, and `GetAttr`'s lookup would cost more than the call"
         return self.enc.decode_bytes(toks)
 
+class WindowMemo(TokMemo):
+    "A `TokMemo` that keeps each text's `Ends` in `ends` too: those made for a larger budget serve every smaller one"
+    def __init__(self, enc=None):
+        super().__init__(enc)
+        self.ends = {}
+
 def plain_enc(enc):
-    "The encoding a `WindowMemo` wraps, or `enc` itself"
-    return enc.enc if isinstance(enc, WindowMemo) else enc
+    "The encoding a `TokMemo` wraps, or `enc` itself"
+    return enc.enc if isinstance(enc, TokMemo) else enc
+
+# %% ../nbs/01_toks.ipynb #b7b373c6
+class LinePrep:
+    "A preparation by lines: the non-blank lines of `drop(s)`, as `runs` gives them, joined by ` ¶ `"
+    # `runs(a+b)` must be `runs(a)+runs(b)` where `a` ends with another line than `b` starts with
+    def __init__(self, drop=noop, runs=noop): self.drop,self.runs = drop,runs
+    def __call__(self, s): return ' ¶ '.join(self.runs(list(filter(str.strip, self.drop(s).splitlines()))))
+    def head(self, d, i):
+        "The start of `self` over any text that `drop` makes begin with `d[:i]`"
+        return ' ¶ '.join(self.runs(_run_off(d[:i].splitlines()[:-1])))
+    def tail(self, d, i):
+        "The end of `self` over any text that `drop` makes end with `d[-i:]`"
+        return ' ¶ '.join(self.runs(_run_off(d[-i:].splitlines()[:0:-1])[::-1]))
+
+def _run_off(ls):
+    "The non-blank lines of `ls`, less the run of equal lines they end with"
+    ls = list(filter(str.strip, ls))
+    k = len(ls)
+    while k and ls[k-1]==ls[-1]: k -= 1
+    return ls[:k]
+
+# %% ../nbs/01_toks.ipynb #c1068554
+_line_first = 16   # a `LinePrep`'s ends are first prepared this many times `n+8` characters long: four first windows
+
+def _line_ends(s, n, prep, enc, mark):
+    "The `Ends` of `clip_ends(s, n, mark, prep)`, from the lines at its two ends alone where they settle it; else None"
+    x = tok_chars*(n+2)
+    cut = len(s) > 2*x+len(mark)
+    hd = prep.drop(s[:x] if cut else s)
+    td = prep.drop(s[-x:]) if cut else hd
+    i = _line_first*(n+8)
+    while 2*i <= min(len(hd), len(td)):   # the ends apart: the prepared text is at least as long as both
+        h,t = prep.head(hd, i),prep.tail(td, i)
+        least = len(h)+len(t)+(len(mark) if cut else 0)
+        hw = _window(h, n, enc, least=least)
+        tw = hw and _window(t, n, enc, tail=True, least=least)
+        if tw: return Ends(None, n, enc, (hw, tw))
+        i *= 4
 
 # %% ../nbs/01_toks.ipynb #896aafe8
 def _prepared(s, n, prep, enc, mark):
@@ -166,7 +215,8 @@ def _prepared(s, n, prep, enc, mark):
     memo,key = enc.ends if isinstance(enc, WindowMemo) else None,(s, prep, mark)
     e = memo.get(key) if memo is not None else None
     if e is not None and e.n>=n: return e
-    e = Ends(clip_ends(s, n, mark, prep), n, enc)
+    e = _line_ends(s, n, prep, enc, mark) if isinstance(prep, LinePrep) else None
+    if e is None: e = Ends(clip_ends(s, n, mark, prep), n, enc)
     if memo is not None: memo[key] = e
     return e
 

@@ -228,6 +228,116 @@ def test_counts_add_up_at_sure_piece_starts(s, i):
     for j in (piece_cut(s, i), last_piece_start(s, i)):
         if j: assert len_toks(s[:j]) + len_toks(s[j:]) == len_toks(s), (s, j)
 
+# --- a preparation by lines prepares only the lines at a long text's ends: the windows, and the cuts, of the whole clip ---
+import importlib.util
+from llmsurgery.toks import Ends, TokMemo, _line_ends
+from llmsurgery.render import result_prep, flat_lines
+from llmsurgery.docstyle import doc_prep, runs_counted, _stripped_lines, _least_toks
+
+line_preps = {'result_prep': result_prep, 'doc_prep': doc_prep, 'flat_lines': flat_lines}
+def joined(prep, d): return ' ¶ '.join(prep.runs(list(filter(str.strip, d.splitlines()))))   # `prep` over `d`, already dropped
+log_lines = st.sampled_from(['', ' ', 'ok', 'ok', 'FAILED test_x', '<warn>', '</warn>', '<system-reminder>', '</system-reminder> ',
+                             '<note>x</note>', 'x'*150, '家族 👩\u200d💻', '\t', '¶ …', 'a b c d e f', 'x\r', '\x0b', '  def f(x): return x'])
+long_logs = st.lists(log_lines, max_size=600).map('\n'.join)
+
+runny = st.lists(st.sampled_from(['ok', 'ok', 'ok ok', 'o', '', ' ', 'k\r', 'E x']), max_size=40).map('\n'.join)   # runs, and lines that begin others
+
+@given(st.one_of(long_logs, runny), st.integers(1, 4000))
+@settings(max_examples=200, deadline=None)
+def test_line_prep_ends_begin_and_end_every_longer_text(s, i):
+    "What an end of `i` characters settles begins (ends) the preparation of every text that end begins (ends)"
+    for prep in line_preps.values():
+        d = prep.drop(s)
+        assert prep(s) == joined(prep, d)
+        for k in ({i} if len(d)>200 else range(1, len(d)+1)):   # a short text: cut at every place
+            h,t = prep.head(d, k),prep.tail(d, k)
+            for j in {k, k+1, k+7, 2*k, len(d)}: assert joined(prep, d[:j]).startswith(h) and joined(prep, d[-j:]).endswith(t)
+
+def test_a_window_is_looked_for_only_where_the_text_it_ends_is_sure_to_be_long_enough():
+    from llmsurgery.toks import _window
+    enc,h = compact_enc(),'word '*40
+    assert _window(h, 10, enc)[0] == _window(h, 10, enc, least=200)[0] == h[:72]
+    assert _window(h, 10, enc, least=144) is None   # twice the window is not less than the text may be long
+    assert _window(h[:60], 10, enc, least=10**6) is None   # the window would go past what is known of the text
+
+@given(long_logs, st.integers(0, 60), st.sampled_from(list(line_preps)))
+@settings(max_examples=300, deadline=None)
+def test_line_ends_are_the_whole_clips(s, n, name):
+    "The windows found from the ends' lines are those of the whole clip, prepared; so is every cut"
+    prep,enc = line_preps[name],compact_enc()
+    e,f = _line_ends(s, n, prep, enc, ' … '),Ends(clip_ends(s, n, ' … ', prep), n, enc)
+    if e is not None: assert (e.hx, e.ht, e.tx, e.tt, e.ntoks) == (f.hx, f.ht, f.tx, f.tt, f.ntoks)
+    assert fit_text(s, n, result_line, prep) == fit_text(s, n, result_line, lambda t: prep(t))   # a plain function: the whole clip
+
+def test_blocks_across_an_end_are_dropped_as_from_the_whole_clip():
+    "A `<warn>` block that opens at a text's start and closes past its first lines, or opens before its last ones: dropped whole"
+    body = ''.join(f'line {i}: some words here\n' for i in range(3000))
+    for s in ('<warn>\nread the docs\n' + body[:300] + '</warn>\n' + body, body + '<system-reminder>\n' + body[:900] + '</system-reminder>\nend'):
+        for n in (10, 35):
+            e,f = _line_ends(s, n, result_prep, compact_enc(), ' … '),Ends(clip_ends(s, n, ' … ', result_prep), n, compact_enc())
+            assert e is not None and (e.hx, e.ht, e.tx, e.tt) == (f.hx, f.ht, f.tx, f.tt)
+
+def test_results_of_real_sessions_cut_as_from_the_whole_clip():
+    "Every result and command of the real sessions, at several budgets, cut as the whole clip prepared cuts it"
+    from llmsurgery.toks import as_text
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        texts = [as_text(p.text) for path in reals for m in read_session(path, whole=True).msgs if m.role=='tool' for p in m.content]
+    enc,quick = compact_enc(),0
+    for t in texts:
+        for n in (6, 35, 180):
+            for prep in line_preps.values():
+                quick += _line_ends(t, n, prep, enc, ' … ') is not None
+                assert fit_text(t, n, result_line, prep, enc) == fit_text(t, n, result_line, lambda x: prep(x), enc)
+    assert quick > 100   # the quick way was taken, and often
+
+def test_a_token_memo_encodes_as_its_encoding():
+    tm,enc = TokMemo(),compact_enc()
+    for s in ('a line', 'x '*200, '家族 👩\u200d💻'): assert tm.encode_ordinary(s) == enc.encode_ordinary(s)
+    assert 'a line' in tm.short and 'x '*200 not in tm.short   # a short text is kept, a long one not
+
+@given(st.lists(st.lists(st.sampled_from(list('aZ9 .¶…>(×)-=\t家👩') + ['E', '  ', 'error']), max_size=12).map(''.join), max_size=60))
+@settings(max_examples=300, deadline=None)
+def test_an_error_result_is_over_by_its_lines_alone(ls):
+    "Its `>`, each line and each ` ¶` make a piece at least: an error result of more lines than half a budget is over it"
+    s = 'Error: x\n' + '\n'.join(ls)
+    lines = runs_counted(_stripped_lines(s))
+    assert len_toks(result_line(' ¶ '.join(lines))) >= _least_toks(lines)
+
+def test_the_least_an_error_result_can_be_is_reached():
+    ls = list('abcdefgh')   # a token a line
+    assert len_toks(result_line(' ¶ '.join(ls))) == _least_toks(ls) == 16
+
+from llmsurgery.docstyle import boilerplate, is_boilerplate, _strips_within
+
+def is_boilerplate_before(s):
+    "`is_boilerplate` as it was: the text stripped first"
+    s = (s or '').strip()
+    return len(s)<600 and '\n' not in s[:300] and any(o.fullmatch(s) for o in boilerplate)
+
+blanky = st.lists(st.sampled_from([' ', '\n', '\t', '\u2028', '\x1c', '\xa0', 'a', ' '*300, 'File created successfully at: /w/x.md',
+                                   'The file /w/a.py has been updated successfully.']), max_size=40).map(''.join)
+
+@given(blanky, st.integers(-2, 700))
+@settings(max_examples=300, deadline=None)
+def test_blank_ends_are_looked_at_not_stripped(s, k):
+    assert _strips_within(s, k) == (len(s.strip()) < k)
+    assert is_boilerplate(s) == is_boilerplate_before(s)
+
+mk = importlib.util.spec_from_file_location('make_examples', root/'examples'/'make_examples.py')
+mkex = importlib.util.module_from_spec(mk)
+mk.loader.exec_module(mkex)
+
+def test_a_synthetic_session_without_repeats():
+    "`synth_claude(repeat=False)` holds exactly the messages asked for, and no result of more than one line twice"
+    from collections import Counter
+    msgs = read_claude(mkex.synth_claude(2000, seed=3, repeat=False))
+    res = Counter(str(p.text) for m in msgs for p in m.content if m.role=='tool')
+    assert len(msgs)==2000 and sum(res.values()) > 500
+    assert not [t for t,k in res.items() if k>1 and '\n' in t]
+    again = Counter(str(p.text) for m in read_claude(mkex.synth_claude(2000, seed=3)) for p in m.content if m.role=='tool')
+    assert [t for t,k in again.items() if k>1 and '\n' in t]   # the bundled kind repeats its reads and logs
+
 PASS_EVENTS = [('codex', dict(hook_event_name='UserPromptSubmit', prompt='fix the parser', session_id='s', transcript_path='/nowhere')),
                ('claude', dict(hook_event_name='SessionStart', source='startup', session_id='s', transcript_path='/nowhere')),
                ('claude', dict(hook_event_name='PreCompact', trigger='manual', custom_instructions='keep the tests'))]
