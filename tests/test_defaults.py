@@ -1,6 +1,7 @@
 """One source for the policy defaults and the legend: `compact_policy` holds the defaults and `compact_content` writes the legend;
-every other place that states them (the command's `--help`, the skill's `doc()`, the README, the notebook prose, the user's spec)
-is parsed here and must agree, so that changing a default or the notation in one place fails until every copy says the same.
+every other place that states them (the command's `--help`, the skill's `doc()`, the README and the pages beside it, the notebook
+prose, the user's spec) is parsed here and must agree, so that changing a default or the notation in one place fails until every
+copy says the same.
 
 The README is generated from `nbs/index.ipynb` (`tools/readme.py --check`, in `make test`, keeps the two equal), and `--help` from `nbs/20_cli.ipynb`'s
 docments, so checking the README and `--help` checks their sources too."""
@@ -13,6 +14,7 @@ from llmsurgery.render import compact_policy
 from llmsurgery.document import compact_content
 from llmsurgery.inject import is_summary_text
 from test_spec import spec_text
+from test_readme import md_of, pages
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = Path(os.environ.get('LLMSURGERY_SPEC') or ROOT.parent/'shared'/'spec'/'compact.md')
@@ -70,7 +72,9 @@ def test_skill_notation():
     "The skill's description of the notation names the legend's marks with their meanings"
     agrees(notation(sk.__doc__))
 
-def readme(): return (ROOT/'README.md').read_text()
+def readme():
+    "The README, then the pages beside it (`nbs/00N*`: the performance figures are there)"
+    return '\n\n'.join(md_of(p) for p in pages)
 
 def test_readme_options():
     "The README's option table gives `--last-n`'s default and the four budgets' in the order of their flags"
@@ -82,7 +86,7 @@ def test_readme_options():
     assert said == compact_policy
 
 def test_readme_prose():
-    "The README's measurements name the budgets they ran at: `bench/bench.py` renders at `compact_policy`'s"
+    "The measurements name the budgets they ran at: `bench/bench.py` renders at `compact_policy`'s"
     t = fold(readme())
     assert num(re.search(r'keeping ([\d,]+) tokens of an 11 MB tool result', t)[1]) == compact_policy['result_toks']
     assert num(re.search(r'a tool result within its ([\d,]+)-token budget', t)[1]) == compact_policy['result_toks']

@@ -1,5 +1,7 @@
-"The README's code runs as printed, from the repository's root, and prints what the README shows; the command and the Python API report the same numbers for the same file."
-import ast, contextlib, io, os, re, subprocess, sys
+"""The README's code runs as printed, from the repository's root, and prints what the README shows; so do its commands
+and those of the pages beside it, as a user runs them in the clone with a fresh home; the command and the Python API
+report the same numbers for the same file."""
+import ast, contextlib, io, json, os, re, shutil, subprocess, sys, tempfile
 from pathlib import Path
 import pytest
 from IPython.lib.pretty import pretty
@@ -7,13 +9,13 @@ from IPython.lib.pretty import pretty
 root = Path(__file__).resolve().parent.parent
 exe = Path(sys.executable).absolute().parent/'llmsurgery-compact'
 
-def blocks(md):
-    "`[(code, shown)]`: each python block of `md`, with the plain block that follows it (what it prints), or None"
+def blocks(md, lang='python'):
+    "`[(code, shown)]`: each `lang` block of `md`, with the plain block that follows it (what it prints), or None"
     pat = re.compile(r'^```(\w*)\n(.*?)^```\n', re.S|re.M)
     found = [(m[1], m[2], m.start(), m.end()) for m in pat.finditer(md)]
     res = []
-    for i,(lang,body,_,end) in enumerate(found):
-        if lang != 'python': continue
+    for i,(lang_,body,_,end) in enumerate(found):
+        if lang_ != lang: continue
         nxt = found[i+1] if i+1 < len(found) else None
         shown = nxt[1] if nxt and nxt[0] == '' and md[end:nxt[2]].strip() == '' else None
         res.append((body, shown))
@@ -54,6 +56,76 @@ def test_cli_and_api_report_the_same_numbers(tmp_path):
     assert (tmp_path/'d.md').read_text(encoding='utf-8') == d.text + '\n'
 
 def test_spec_mk_msg_is_aidialogs():
-    "The README says the spec's `fastllm.chat.mk_msg` is aidialog's own, which the notebooks import instead"
+    "The Development page says the spec's `fastllm.chat.mk_msg` is aidialog's own, which the notebooks import instead"
     import fastllm.chat, aidialog.msg_parts
     assert fastllm.chat.mk_msg is aidialog.msg_parts.mk_msg
+
+# The commands of the README and of the pages beside it (`nbs/00N*`) run as a user runs them after the README's install:
+# in the clone (`~/llmsurgery`, holding the examples), with a fresh home, no host's variable set, and the tool's own
+# Python. What differs from one machine or run to the next is masked on both sides: the home as `~` (and as Claude Code
+# names a project folder in it), this venv's bin as the one `uv tool install` makes, a new session's id, a date and
+# time, a listed session's size; and a document's size, which the absolute path of the transcript it names moves by a
+# token or two, within 1%.
+uv_bin = '~/.local/share/uv/tools/llmsurgery/bin'
+_masks = [(re.compile(r'\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b'), '<id>'),
+          (re.compile(r'(?<=-)[0-9a-f]{8}(?=\.jsonl)'), '<id>'),   # Gemini CLI names a session's file by its id's start
+          (re.compile(r'\d{4}([/-])\d\d\1\d\d'), '<date>'),
+          (re.compile(r'T\d\d-\d\d(?:-\d\d)?|\b\d\d:\d\d\b'), '<time>'),
+          (re.compile(r'\b\d+(?:\.\d+)?[kMG]?B\b'), '<bytes>')]   # a listed session's size: its document names the path
+_size = re.compile(r'-> ([\d,]+) tokens \(ratio [\d.]+\)')
+
+def masked(s):
+    "`s` with what differs between runs masked"
+    for pat,rep in _masks: s = pat.sub(rep, s)
+    return _size.sub('-> <size>', s)
+
+def sizes(s): return [int(m[1].replace(',', '')) for m in _size.finditer(s)]
+
+def clone_home(tmp):
+    "A fresh home holding the clone's examples in `~/llmsurgery`"
+    home = tmp/'home'
+    (home/'llmsurgery'/'examples').mkdir(parents=True)
+    for f in (root/'examples').glob('*.jsonl'): shutil.copy2(f, home/'llmsurgery'/'examples'/f.name)
+    return home
+
+def run_sh(script, home):
+    "What `script` prints (stdout and stderr as a terminal shows them) run by bash in the clone, `home` as `~`"
+    env = dict(HOME=str(home), PATH=f'{exe.parent}:/usr/bin:/bin', LANG='C.UTF-8', TZ='UTC', PYTHONUNBUFFERED='1')
+    p = subprocess.run(['bash', '-c', script], cwd=home/'llmsurgery', env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert p.returncode == 0, (script, p.stdout)
+    out = p.stdout.replace(f'{exe.parent}/', f'{uv_bin}/')
+    for h in {str(home.resolve()), str(home)}:   # and as Claude Code names a project's folder
+        out = out.replace(h, '~').replace(re.sub(r'[^A-Za-z0-9]', '-', h), '-home-you')
+    return out
+
+def md_of(path):
+    "The markdown of the README, or of a page (a notebook, as `tools/readme.py` writes it)"
+    if path.suffix != '.ipynb': return path.read_text(encoding='utf-8')
+    sys.path.insert(0, str(root/'tools'))
+    from readme import nb2md
+    return nb2md(json.loads(path.read_text(encoding='utf-8')))
+
+pages = [root/'README.md', *sorted((root/'nbs').glob('00[0-9]*.ipynb'))]
+
+def sandbox():
+    "A folder for a fresh home, named as the pages' outputs' was: a document names its transcript in as many tokens"
+    return tempfile.TemporaryDirectory(prefix='llmsurgery-')
+
+@pytest.mark.parametrize('page', pages, ids=[p.name for p in pages])
+def test_commands_run_as_printed(page):
+    with sandbox() as tmp: _run_page(page, clone_home(Path(tmp)))
+
+def same_output(got, shown):
+    "Is what a command printed, `got`, what a page shows, but for what differs between runs?"
+    return (masked(got.rstrip('\n')) == masked(shown.rstrip('\n'))
+            and all(abs(a-b) <= max(5, b//100) for a,b in zip(sizes(got), sizes(shown))))
+
+def _run_page(page, home):
+    checked = 0
+    for script,shown in blocks(md_of(page), 'sh'):
+        if shown is None: continue   # shown, not run: it installs, or needs a host's client
+        got = run_sh(script, home)
+        assert same_output(got, shown), f'{script}\nprints\n{got}\n(tools/outputs.py refreshes what the pages show)'
+        checked += 1
+    assert checked or page.name != 'README.md'

@@ -1,5 +1,5 @@
 "The house rules that a reader checks by eye, checked by machine: short functions, shallow nesting, no private imports across modules."
-import ast
+import ast, json
 from pathlib import Path
 import pytest
 
@@ -40,8 +40,10 @@ def test_depth_counts_nesting():
     assert depth(chain) == 2
 
 def layout():
-    "`{module: set of modules it may import}` from the README's module table"
-    rows = [l.split('|') for l in (pkg.parent/'README.md').read_text().splitlines() if l.startswith('| `llmsurgery.')]
+    "`{module: set of modules it may import}` from the module table of the Development page"
+    cells = json.loads((pkg.parent/'nbs'/'004_development.ipynb').read_text())['cells']
+    text = '\n'.join(''.join(c['source']) for c in cells if c['cell_type']=='markdown')
+    rows = [l.split('|') for l in text.splitlines() if l.startswith('| `llmsurgery.')]
     return {r[1].strip(' `').split('.', 1)[1]: {w.strip() for w in r[4].split(',')} for r in rows}
 
 def _imported(n, at):
@@ -56,8 +58,8 @@ def own_imports(p):
     nodes = [n for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.ImportFrom) and n.level]
     return set().union(*(_imported(n, at) for n in nodes))
 
-def test_readme_layout_is_the_code():
-    "The README's module table lists every module, and each imports only what its row allows"
+def test_layout_is_the_code():
+    "The Development page's module table lists every module, and each imports only what its row allows"
     table = layout()
     assert set(table) == {modname(p) for p in mods}
     wrong = {modname(p): own_imports(p) - table[modname(p)] for p in mods if own_imports(p) - table[modname(p)]}

@@ -1,5 +1,5 @@
 "Write README.md from nbs/index.ipynb offline (`nbdev-readme` needs Quarto); `--check` fails if it is stale."
-import json, sys
+import json, posixpath, re, sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -11,12 +11,18 @@ def _out(o):
     if o.get('output_type') == 'stream': return _txt(o.get('text', ''))
     return _txt(o.get('data', {}).get('text/plain', ''))
 
-def nb2md(nb):
-    "Markdown cells verbatim; code cells fenced, with their stored plain-text outputs; `#|` directive lines dropped"
+_rel_link = re.compile(r'\]\((?![a-z]+:|#|/)([^)\s]+)\)')
+
+def from_root(md, folder='nbs'):
+    "Markdown `md` of a page in `folder`, its relative links made relative to the repository's root (the README's)"
+    return _rel_link.sub(lambda m: f'](' + posixpath.normpath(posixpath.join(folder, m[1])) + ')', md)
+
+def nb2md(nb, links=from_root):
+    "Markdown cells, links by `links`; code cells fenced, with their stored plain-text outputs; `#|` lines dropped"
     parts = []
     for c in nb['cells']:
         src = _txt(c['source'])
-        if c['cell_type'] == 'markdown': parts.append(src); continue
+        if c['cell_type'] == 'markdown': parts.append(links(src)); continue
         lines = [l for l in src.splitlines() if not l.startswith('#|')]
         if any(l.strip() in ('#| hide', '#|hide') for l in src.splitlines()): continue
         if lines: parts.append('```python\n' + '\n'.join(lines) + '\n```')
