@@ -15,10 +15,10 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hosts.html.md"""
 # %% auto #0
 __all__ = ['help_bytes', 'register', 'hosts', 'host_named', 'Hook', 'Host', 'StoreRef', 'is_ref', 'StoreHost', 'log_start',
            'read_from', 'hook_size', 'add_sidechains', 'ReadAgain', 'helped_read', 'read_log', 'log_head',
-           'first_record', 'JsonlHost']
+           'first_record', 'JsonlHost', 'uuid7']
 
 # %% ../../nbs/13_hosts.ipynb #afb99e28
-import os, uuid, warnings
+import os, time, uuid, warnings
 from array import array
 from functools import cache
 from importlib.metadata import entry_points
@@ -430,3 +430,10 @@ class JsonlHost(Host):
         path.parent.mkdir(mode=self.dir_mode, parents=True, exist_ok=True)
         atomic_write(path, jsonl(self.resume_records(meta, doc, new, run)), mode=self.file_mode, exclusive=True)
         return path,[a.format(id=new) for a in self.resume_cmd],run
+
+# %% ../../nbs/13_hosts.ipynb #7d0e91a2
+def uuid7():
+    "A time-ordered UUID (version 7), as several hosts name their sessions"
+    b = bytearray((time.time_ns()//1_000_000).to_bytes(6, 'big') + os.urandom(10))
+    b[6],b[8] = 0x70 | b[6]&0x0F,0x80 | b[8]&0x3F
+    return str(uuid.UUID(bytes=bytes(b)))
