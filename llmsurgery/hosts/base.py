@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 from fastcore.basics import noop, patch, store_attr
 from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl
+from ..inject import add_injected
 from ..files import atomic_write, regular_size
 from ..par import can_fork, fork_iter, HelperLost
 
@@ -36,6 +37,7 @@ _hosts = {}   # name -> the one instance of each registered host class
 def register(cls):
     "Register host class `cls` under its `name` (a subclass that names itself is registered as it is made): `cls`"
     if type(_hosts.get(cls.name)) is not cls: _hosts[cls.name] = cls()
+    add_injected(*cls.injects)
     return cls
 
 @cache
@@ -79,6 +81,7 @@ class Host:
     timeout_unit = 1  # a hook's timeout in its settings counts seconds/`timeout_unit` (1000: milliseconds)
     hook_events = {}  # `{event: Hook or (Hook, ...)}`: the hooks llmsurgery installs
     tui_resume = None  # what a user types in its TUI to continue session `{id}` (None: the shell command)
+    injects = ()  # openings of the texts it writes in a user's turn that nobody typed (`inject.is_injected`)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
