@@ -61,7 +61,7 @@ def host_named(name):
 # %% ../../nbs/13_hosts.ipynb #2ba2d9e0
 class Hook(NamedTuple):
     "A hook llmsurgery installs on one event of a host"
-    job: str   # what it runs: 'state' (after a compaction) or 'resume' (a resumable session instead of one)
+    job: str   # 'state' (after a compaction), 'resume' (a resumable session instead of one), 'compact' (the compaction)
     matcher: str = None   # the host's matcher: which occasions of the event run it (None: all)
     when: tuple = None   # `(field, text)`: the job is asked for only when the event's `field` is `text`
     new: str = None   # ... or only when the transcript holds `new` past where the hook last looked
@@ -209,11 +209,17 @@ def compacted_since(self:Host, inp):
 
 @patch
 def hook_job(self:Host, inp):
-    "The job the hook event `inp` (its parsed stdin) asks for: 'state', 'resume', or None"
+    "The job the hook event `inp` (its parsed stdin) asks for: 'state', 'resume', 'compact', or None"
     for h in self.event_hooks(inp.get('hook_event_name')):
         if h.when and str(inp.get(h.when[0]) or '').strip()!=h.when[1]: continue
         if h.new and not self.compacted_since(inp): continue
         return h.job
+
+# %% ../../nbs/13_hosts.ipynb #c0a1f3e3
+@patch
+def compacting(self:Host, inp):
+    "`(LogMsgs, max_toks)`: the part of its session the host is compacting (hook event `inp` tells), the document's tokens"
+    raise NotImplementedError(f'{self.label}: llmsurgery does not make its compactions')
 
 # %% ../../nbs/13_hosts.ipynb #9fd862a5
 class StoreRef(str):
