@@ -21,7 +21,7 @@ import hashlib, json, os
 from pathlib import Path
 
 # %% ../nbs/10_hookgate.ipynb #54154720
-job_timeouts = dict(state=10, resume=120)   # seconds the host gives each job: the state is quick, a resume reads all
+job_timeouts = dict(state=10, resume=120, compact=30)   # seconds the host gives each job: a resume reads all
 
 def state_home():
     "Where llmsurgery keeps its own state: `$XDG_STATE_HOME/llmsurgery`, else `~/.local/state/llmsurgery`"

@@ -114,6 +114,19 @@ def _resume(host, inp, out, err):
 
 _jobs = dict(state=_state, resume=_resume)
 
+# %% ../nbs/17_hooks.ipynb #e4c81d02
+def _compact(host, inp, out, err):
+    "The host's compaction made by llmsurgery: the document of the part compacted, with its facts, as JSON; status 0"
+    from llmsurgery.hookstate import hook_compact
+    set_deadline(job_timeouts['compact']*_margin)
+    said = json.dumps(hook_compact(inp, host), ensure_ascii=False)
+    set_deadline(0)   # done: the line is written whole (the last resort stays)
+    out.write(said+'\n')
+    out.flush()
+    return 0
+
+_jobs['compact'] = _compact
+
 # %% ../nbs/17_hooks.ipynb #6019a637
 def _job(name, inp, gate):
     "`(host, job)` of host `name`'s hook event `inp`; the host is imported only for an event its `gate` lets pass"

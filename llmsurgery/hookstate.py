@@ -11,7 +11,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hookstate.html.md"""
 
 # %% auto #0
 __all__ = ['quiet_tools', 'shell_tools', 'unit_scale', 'lost_policy', 'state_share', 'hook_facts', 'cut_middle', 'water_level',
-           'cut_to', 'fit_facts', 'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume']
+           'cut_to', 'fit_facts', 'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume',
+           'hook_compact']
 
 # %% ../nbs/16b_hookstate.ipynb #9817026c
 import shlex
@@ -19,12 +20,15 @@ from array import array
 from bisect import bisect_right
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult
-from .toks import as_text
+from .toks import as_text, len_toks, compact_enc
 from .render import substantive, call_renderers, bash_call, compact_policy
 from .state import state_facts, typed, prompt_text, one_line, host_summary, edit_tools, plan_tools
 from .fit import fit_chat
 from .docstyle import DocStyle, pair_results, is_error_result
-from .document import legend
+from .document import legend, continuation_doc, doc_chain, same_session, path_text
+from .par import forked
+from .sessions import opening_doc, chain_numbers
+from .hosts.base import is_ref
 from .service import compact_session
 
 # %% ../nbs/16b_hookstate.ipynb #d6e2e91f
@@ -183,3 +187,22 @@ def hook_resume(path, host, cwd=None):
     how = f'type {host.tui_resume.format(id=host.session_id(new))}' if host.tui_resume else f'run {cmd} in a shell'
     said = f'llmsurgery compacted this session with no model call: {how} to continue from it'
     return c,'\n'.join([said, *c.lines, f'the new session: {new} (from a shell: {cmd})'])
+
+# %% ../nbs/16b_hookstate.ipynb #b9f3c702
+def _compacting(host, inp, path):
+    "`(LogMsgs, max_toks, head)`: the part `host` is compacting (`Host.compacting`), and its session's start read whole"
+    return *host.compacting(inp),host.read_head(path)
+
+def hook_compact(inp, host):
+    "`host`'s compaction that hook event `inp` asks for: the document of the part compacted (`summary`), and its facts"
+    path = host.session_at(inp['transcript_path'])
+    with forked(_compacting, host, inp, path) as later:
+        compact_enc()   # the tokenizer loads here while a second core reads the session
+        log,n,head = later()
+    here,opening = str(path) if is_ref(path) else str(Path(path).resolve()),opening_doc(head)
+    nums,_ = chain_numbers(log, opening)   # a session resumed from a document is numbered after it
+    chain = [(p,k) for p,k in doc_chain(opening) if not same_session(p, path_text(here))] if opening else []
+    notes = inp.get('custom_instructions') if isinstance(inp.get('custom_instructions'), str) else ''
+    doc = continuation_doc(list(log), here, notes.strip(), max_toks=n, cwd=head.cwd or log.cwd, grow=False,
+                           task=head.task, nums=nums, chain=chain)
+    return dict(summary=doc.text, tokens=len_toks(doc.text), budget=n, messages=len(log))

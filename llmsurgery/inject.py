@@ -13,7 +13,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/inject.html.md"""
 
 # %% auto #0
 __all__ = ['setting_commands', 'skill_marker', 'summary_prefix', 'drop_blocks', 'strip_reminders', 'is_plumbing',
-           'command_request', 'is_skill_text', 'is_summary_text', 'is_injected']
+           'command_request', 'is_skill_text', 'is_summary_text', 'is_injected', 'add_injected']
 
 # %% ../nbs/03_inject.ipynb #12418a87
 import re
@@ -83,3 +83,9 @@ _injected_prefixes = ('[Request interrupted by user', '<task-notification>', 'Ba
 def is_injected(s):
     "Is user text `s` the host's, not typed: an interrupt notice, a task notification, a skill's text, a summary?"
     return (s or '').lstrip().startswith(_injected_prefixes)
+
+# %% ../nbs/03_inject.ipynb #3b7c52d2
+def add_injected(*heads):
+    "Count user text that opens with one of `heads` as injected too: a host's own (`Host.injects`), as it registers"
+    global _injected_prefixes
+    _injected_prefixes += tuple(h for h in heads if h not in _injected_prefixes)

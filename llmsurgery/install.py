@@ -14,7 +14,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 # %% auto #0
 __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_file', 'hook_group', 'hook_groups',
            'without_ours', 'with_ours', 'json_text', 'record_path', 'file_bytes', 'note_change', 'restore',
-           'install_plugin', 'uninstall_plugin', 'hook_hosts', 'hook_host', 'install_hooks', 'uninstall_hooks']
+           'plugin_when', 'install_plugin', 'uninstall_plugin', 'hook_hosts', 'hook_host', 'install_hooks',
+           'uninstall_hooks']
 
 # %% ../nbs/17a_install.ipynb #d136d730
 import base64, hashlib, json, re, shlex, sys
@@ -134,6 +135,13 @@ def _write_record(path, rec):
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(rec, indent=1)+'\n')
 
+# %% ../nbs/17a_install.ipynb #a7d2e601
+def plugin_when(host):
+    "When llmsurgery's plugin runs in `host`, in words: as its compactor (the hook's job `compact`), or after each one"
+    if any(h.job=='compact' for ev in host.hook_events for h in host.event_hooks(ev)):
+        return "as its compactor: each compaction is llmsurgery's document, with no model call"
+    return 'after each compaction'
+
 # %% ../nbs/17a_install.ipynb #5ff14320
 plugin_mark = "// llmsurgery's plugin"   # the first line of every plugin llmsurgery writes opens so
 
@@ -147,7 +155,7 @@ def install_plugin(host):
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, host.plugin_text(cmd))
     _write_record(record_path(host.name, path), rec)
-    return [f"llmsurgery's plugin for {host.label} is {path}, running {cmd} after each compaction",
+    return [f"llmsurgery's plugin for {host.label} is {path}, running {cmd} {plugin_when(host)}",
             f'a hook that fails says why in {hooks_log()}; undo with: llmsurgery-compact --uninstall-hooks {host.name}']
 
 def uninstall_plugin(host):

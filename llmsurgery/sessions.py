@@ -106,7 +106,9 @@ def read_dialog(path):
 
 def opening_doc(head):
     "The continuation document the session `head` (its start, read whole) opens with, as `--resume` writes one; else None"
-    texts = [m.text for n,m in head.aside[:1]] + [m.text for m in list(head)[:1] if m.role=='user']
+    at = head.nums[0] if head.nums else None   # a summary set aside after the first message opens nothing
+    texts = [m.text for n,m in head.aside[:1] if at is None or n<at]
+    texts += [m.text for m in list(head)[:1] if m.role=='user']
     splits = (split_compaction(t) for t in texts)
     return first(sp[1] for sp in splits if sp and not sp[0].strip())
 

@@ -20,6 +20,9 @@ import atexit, shutil, tempfile
 if not os.environ.get('XDG_DATA_HOME'):
     os.environ['XDG_DATA_HOME'] = _data = tempfile.mkdtemp(prefix='llmsurgery-test-data.')
     atexit.register(shutil.rmtree, _data, True)
+# nor is Pi's agent folder ever the real ~/.pi/agent, for tests that move only some hosts' stores
+os.environ['PI_CODING_AGENT_DIR'] = _pi = tempfile.mkdtemp(prefix='llmsurgery-test-pi.')
+atexit.register(shutil.rmtree, _pi, True)
 
 import pytest
 

@@ -39,6 +39,17 @@ def run(code, args, home, cwd):
     r = subprocess.run([sys.executable, '-P', script, *args], capture_output=True, env=env, cwd=cwd, timeout=600)
     return r.returncode, r.stdout, r.stderr.replace(str(code).encode(), b'<code>')
 
+def own_hosts(rev, code):
+    "Give the tree `code`, extracted from `rev`, the hosts `rev` registers: its entry points, ahead of the installed ones"
+    import tomllib
+    eps = tomllib.loads(subprocess.run(['git', '-C', str(root), 'show', f'{rev}:pyproject.toml'], capture_output=True,
+                                       text=True, check=True).stdout)['project'].get('entry-points', {})
+    d = Path(code)/'llmsurgery-0.dist-info'   # found on PYTHONPATH before the installed distribution of the same name
+    d.mkdir()
+    (d/'METADATA').write_text('Metadata-Version: 2.1\nName: llmsurgery\nVersion: 0\n')
+    (d/'entry_points.txt').write_text(''.join(f'[{g}]\n' + ''.join(f'{k} = {v}\n' for k,v in ep.items()) + '\n'
+                                              for g,ep in eps.items()))
+
 def oc_case(home):
     "The genuine opencode store put where opencode keeps it under `home`, and its session's id"
     db = root/'tests'/'data'/'genuine'/'opencode.db'
@@ -68,6 +79,7 @@ def main(rev):
         old,home,cwd = d/'old',d/'home',d/'cwd'
         for f in (old, home, cwd): f.mkdir()
         subprocess.run(f'git -C {root} archive {rev} llmsurgery | tar -x -C {old}', shell=True, check=True)
+        own_hosts(rev, old)   # not the working tree's hosts, which the installed metadata names
         before,after = results(old, home, cwd),results(root, home, cwd)
     diff = [k for k in before if before[k]!=after.get(k)]
     print(f'{len(before)-len(diff)} of {len(before)} runs byte-identical to {rev}')

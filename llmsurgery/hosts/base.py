@@ -15,10 +15,10 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hosts.html.md"""
 # %% auto #0
 __all__ = ['help_bytes', 'register', 'hosts', 'host_named', 'Hook', 'Host', 'StoreRef', 'is_ref', 'StoreHost', 'log_start',
            'read_from', 'hook_size', 'add_sidechains', 'ReadAgain', 'helped_read', 'read_log', 'log_head',
-           'first_record', 'JsonlHost']
+           'first_record', 'JsonlHost', 'uuid7']
 
 # %% ../../nbs/13_hosts.ipynb #afb99e28
-import os, uuid, warnings
+import os, time, uuid, warnings
 from array import array
 from functools import cache
 from importlib.metadata import entry_points
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 from fastcore.basics import noop, patch, store_attr
 from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl
+from ..inject import add_injected
 from ..files import atomic_write, regular_size
 from ..par import can_fork, fork_iter, HelperLost
 
@@ -36,6 +37,7 @@ _hosts = {}   # name -> the one instance of each registered host class
 def register(cls):
     "Register host class `cls` under its `name` (a subclass that names itself is registered as it is made): `cls`"
     if type(_hosts.get(cls.name)) is not cls: _hosts[cls.name] = cls()
+    add_injected(*cls.injects)
     return cls
 
 @cache
@@ -59,7 +61,7 @@ def host_named(name):
 # %% ../../nbs/13_hosts.ipynb #2ba2d9e0
 class Hook(NamedTuple):
     "A hook llmsurgery installs on one event of a host"
-    job: str   # what it runs: 'state' (after a compaction) or 'resume' (a resumable session instead of one)
+    job: str   # 'state' (after a compaction), 'resume' (a resumable session instead of one), 'compact' (the compaction)
     matcher: str = None   # the host's matcher: which occasions of the event run it (None: all)
     when: tuple = None   # `(field, text)`: the job is asked for only when the event's `field` is `text`
     new: str = None   # ... or only when the transcript holds `new` past where the hook last looked
@@ -79,6 +81,7 @@ class Host:
     timeout_unit = 1  # a hook's timeout in its settings counts seconds/`timeout_unit` (1000: milliseconds)
     hook_events = {}  # `{event: Hook or (Hook, ...)}`: the hooks llmsurgery installs
     tui_resume = None  # what a user types in its TUI to continue session `{id}` (None: the shell command)
+    injects = ()  # openings of the texts it writes in a user's turn that nobody typed (`inject.is_injected`)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -206,11 +209,17 @@ def compacted_since(self:Host, inp):
 
 @patch
 def hook_job(self:Host, inp):
-    "The job the hook event `inp` (its parsed stdin) asks for: 'state', 'resume', or None"
+    "The job the hook event `inp` (its parsed stdin) asks for: 'state', 'resume', 'compact', or None"
     for h in self.event_hooks(inp.get('hook_event_name')):
         if h.when and str(inp.get(h.when[0]) or '').strip()!=h.when[1]: continue
         if h.new and not self.compacted_since(inp): continue
         return h.job
+
+# %% ../../nbs/13_hosts.ipynb #c0a1f3e3
+@patch
+def compacting(self:Host, inp):
+    "`(LogMsgs, max_toks)`: the part of its session the host is compacting (hook event `inp` tells), the document's tokens"
+    raise NotImplementedError(f'{self.label}: llmsurgery does not make its compactions')
 
 # %% ../../nbs/13_hosts.ipynb #9fd862a5
 class StoreRef(str):
@@ -430,3 +439,10 @@ class JsonlHost(Host):
         path.parent.mkdir(mode=self.dir_mode, parents=True, exist_ok=True)
         atomic_write(path, jsonl(self.resume_records(meta, doc, new, run)), mode=self.file_mode, exclusive=True)
         return path,[a.format(id=new) for a in self.resume_cmd],run
+
+# %% ../../nbs/13_hosts.ipynb #7d0e91a2
+def uuid7():
+    "A time-ordered UUID (version 7), as several hosts name their sessions"
+    b = bytearray((time.time_ns()//1_000_000).to_bytes(6, 'big') + os.urandom(10))
+    b[6],b[8] = 0x70 | b[6]&0x0F,0x80 | b[8]&0x3F
+    return str(uuid.UUID(bytes=bytes(b)))

@@ -12,7 +12,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/codex.html.md"""
 # %% auto #0
 __all__ = ['cx_compact_prompt', 'cx_shells', 'cx_items', 'cx_meta_keys', 'cx_cli_version', 'cx_trust_note', 'Codex',
            'shell_script', 'cx_args', 'cx_tool', 'cx_exec_text', 'cx_output_text', 'cx_message', 'cx_result',
-           'cx_local_shell', 'cx_boundary', 'cx_context_toks', 'rollouts', 'rollout_meta', 'uuid7', 'cx_resume_records',
+           'cx_local_shell', 'cx_boundary', 'cx_context_toks', 'rollouts', 'rollout_meta', 'cx_resume_records',
            'rollout_path', 'configured_provider', 'cx_new_meta', 'cx_kept_text', 'AppServer', 'toml_without_tables']
 
 # %% ../../nbs/14b_codex.ipynb #c0db1711
@@ -24,7 +24,7 @@ from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, InputImage, data_
 from ..inject import *
 from ..jsonl import *
 from ..files import atomic_write, regular_size
-from .base import JsonlHost, Hook, host_named, first_record
+from .base import JsonlHost, Hook, host_named, first_record, uuid7
 
 # %% ../../nbs/14b_codex.ipynb #714a9734
 cx_compact_prompt = '/compact llmsurgery'   # the TUI submits it as a prompt, which a UserPromptSubmit hook can block
@@ -229,13 +229,6 @@ def session_files(self:Codex, cwd=None):
 def places(self:Codex, cwd=None):
     "Where Codex keeps threads (of any directory: one store), for a message"
     return str(self.home()/'sessions')
-
-# %% ../../nbs/14b_codex.ipynb #1f29283c
-def uuid7():
-    "A time-ordered UUID (version 7), the kind Codex names its threads with"
-    b = bytearray((time.time_ns()//1_000_000).to_bytes(6, 'big') + os.urandom(10))
-    b[6],b[8] = 0x70 | b[6]&0x0F,0x80 | b[8]&0x3F
-    return str(uuid.UUID(bytes=bytes(b)))
 
 # %% ../../nbs/14b_codex.ipynb #b5f592ac
 # what a new thread takes from its source's `session_meta`; Codex resumes no thread under another `model_provider`
