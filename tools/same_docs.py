@@ -62,12 +62,25 @@ def results(code, home, cwd):
         res[label] = hashlib.sha256(b'%d\0%s\0%s' % (st, out, err)).hexdigest()
     return res
 
+def entry_points_of(rev, folder):
+    """REV's entry points (its pyproject.toml's), as the metadata of a distribution in `folder`: a tree run from there
+    finds those, not the ones the installed working tree declares (a host added since)"""
+    import tomllib
+    toml = subprocess.run(['git', '-C', root, 'show', f'{rev}:pyproject.toml'], capture_output=True, check=True).stdout
+    eps = tomllib.loads(toml.decode())['project'].get('entry-points', {})
+    info = folder/'llmsurgery-0.dist-info'
+    info.mkdir()
+    (info/'METADATA').write_text('Metadata-Version: 2.1\nName: llmsurgery\nVersion: 0\n')
+    (info/'entry_points.txt').write_text(''.join(f'[{g}]\n' + ''.join(f'{k} = {v}\n' for k,v in ps.items()) + '\n'
+                                                 for g,ps in eps.items()))
+
 def main(rev):
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         old,home,cwd = d/'old',d/'home',d/'cwd'
         for f in (old, home, cwd): f.mkdir()
         subprocess.run(f'git -C {root} archive {rev} llmsurgery | tar -x -C {old}', shell=True, check=True)
+        entry_points_of(rev, old)
         before,after = results(old, home, cwd),results(root, home, cwd)
     diff = [k for k in before if before[k]!=after.get(k)]
     print(f'{len(before)-len(diff)} of {len(before)} runs byte-identical to {rev}')
