@@ -268,13 +268,17 @@ def store(tmp_path):
     src = genuine('fix-parser')
     d = copilot_home(home)/'session-state'/src.parent.name
     shutil.copytree(src.parent, d)
-    rc, out, err = compact_in(home, tmp_path, '--install-hooks', 'copilot')
+    return (src.parent.name, d/'events.jsonl', *_installed(home))
+
+def _installed(home):
+    "`({event: argv of the command}, env)` of llmsurgery's hooks installed in the store under `home`"
+    Path(home).mkdir(parents=True, exist_ok=True)
+    rc, out, err = compact_in(home, home, '--install-hooks', 'copilot')
     assert rc == 0, err
     hooks = json.loads((copilot_home(home)/'hooks'/'llmsurgery.json').read_text())['hooks']
     argv = {ev: shlex.split(hs[0]['bash']) for ev, hs in hooks.items()}
-    env = dict(HOME=str(home), XDG_STATE_HOME=str(home/'state'), COPILOT_HOME=str(copilot_home(home)),
-               PATH='/usr/bin:/bin')
-    return src.parent.name, d/'events.jsonl', argv, env
+    return argv, dict(HOME=str(home), XDG_STATE_HOME=str(home/'state'), COPILOT_HOME=str(copilot_home(home)),
+                      PATH='/usr/bin:/bin')
 
 def run_hook(store, event, stdin):
     "Copilot's run of llmsurgery's installed hook on `event` with `stdin`: (status, modules imported, what it printed)"
@@ -332,6 +336,16 @@ def test_the_hook_fails_open(store):
         assert (p.returncode, p.stdout) == (0, '')
     lines = (Path(store[3]['XDG_STATE_HOME'])/'llmsurgery'/'hooks.log').read_text().splitlines()
     assert len(lines) == 2 and 'copilot userPromptSubmitted nope' in lines[1]
+
+def test_a_2gb_transcript_ends_the_hook_by_its_own_bound(tmp_path):
+    "2 GB of one line as the transcript: a resumed start's hook looks back only as far as a hook reads, and tells nothing"
+    store = ('s2g', None, *_installed(tmp_path/'home'))
+    f = copilot_home(tmp_path/'home')/'session-state'/'s2g'/'events.jsonl'
+    f.parent.mkdir(parents=True)
+    with open(f, 'wb') as o: o.truncate(2<<30)   # sparse: no disk taken
+    t = time.monotonic()
+    assert told(start(store)) is False and told(prompt(store)) is False
+    assert time.monotonic()-t < 10 and no_log(store)
 
 def median_wall(cmd, env, stdin, n=7):
     ts = []

@@ -23,7 +23,7 @@ from fastcore.basics import noop, patch
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult
 from ..inject import summary_prefix
 from ..jsonl import *
-from ..files import atomic_write
+from ..files import atomic_write, regular_size
 from ..hookgate import job_timeouts, event_args, log_mark, seen_file, note_seen, may_be_new
 from .base import JsonlHost, Hook, host_named, read_log, first_record
 
@@ -195,21 +195,22 @@ def read_lines(self:Copilot, lines, whole=False, sidechains=False, start=1):
     return cp_read(self.log(whole, start), lines).res
 
 # %% ../../nbs/14f_copilot.ipynb #afba3d37
-def cp_last_boundary(f, end):
+def cp_last_boundary(f, end, limit=None):
     "`(offset, record)` of the last compaction applied in Copilot transcript `f` (binary) before byte `end`; (0, {})"
-    at = last_boundary(f, Copilot.mark, cp_boundary, end=end)
+    at = last_boundary(f, Copilot.mark, cp_boundary, end=end, limit=limit)
     f.seek(at)
     return (at, next(records(lines_upto(f, end-at), LogMsgs()), {})) if at else (0, {})
 
 def _cp_attempt(r): return (r.get('data') or {}).get('compactionAttemptId')
 
-def cp_span(f, end):
-    "`(begin, at)`: where the last compaction before byte `end` of transcript `f` began and its own line; (0, 0): none"
-    at,r = cp_last_boundary(f, end)
+def cp_span(f, end, limit=None):
+    "`(begin, at)`: where the last compaction before byte `end` of transcript `f` began, and its line; (0, 0): none"
+    at,r = cp_last_boundary(f, end, limit)
     aid = _cp_attempt(r)
     if not (at and aid): return at,at
     began = lambda o: o.get('type')=='session.compaction_start' and _cp_attempt(o)==aid
-    return last_boundary(f, b'"session.compaction_start"', began, end=at) or at,at
+    rest = limit and max(limit-(end-at), 1)   # `limit`: the bytes looked back from `end`, at most
+    return last_boundary(f, b'"session.compaction_start"', began, end=at, limit=rest) or at,at
 
 @patch
 def read_start(self:Copilot, path, whole=False):
@@ -383,7 +384,9 @@ def cp_tell(path, by, name='copilot'):
     "Should a hook (`by`: 'start' or 'prompt') tell of the transcript at `path`'s last compaction? Noted how far it saw"
     with open(path, 'rb') as f:
         size = os.fstat(f.fileno()).st_size
-        mark,(_,r) = log_mark(f, size),cp_last_boundary(f, size)
+        try: _,r = cp_last_boundary(f, size, Copilot.hook_bytes)
+        except ValueError: r = {}   # none as recent as a hook looks
+        mark = log_mark(f, size)
     note_seen(path, name, mark)
     return isinstance(r.get('id'), str) and cp_claim(path, name, r['id'], by)
 
@@ -405,11 +408,12 @@ def _cp_part(host, f, at, end):
 @patch
 def compacted_part(self:Copilot, path):
     "`(LogMsgs, kept)`: what Copilot's last compaction of the transcript at `path` took from the history, what it kept"
+    size,most = regular_size(path),self.hook_bytes   # what a writer adds meanwhile is not read, and at most `hook_bytes`
     with open(path, 'rb') as f:
-        size = os.fstat(f.fileno()).st_size
-        begin,at = cp_span(f, size)
+        begin,at = cp_span(f, size, most)
         if not at: return self.log(),''
-        part,now = _cp_part(self, f, cp_span(f, begin)[0], begin),_cp_part(self, f, begin, size)
+        part = _cp_part(self, f, cp_span(f, begin, max(most-(size-begin), 1))[0], begin)
+        now = _cp_part(self, f, begin, size)
     if part.summary is not None: part.discard(part[0])   # the summary of the compaction before
     said = cp_summary_msg(now.summary).text
     return part,'\n'.join([now.summary, *(m.text for m in now if m.text and m.text!=said)])
