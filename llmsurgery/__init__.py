@@ -17,6 +17,7 @@ Modules:
 - `llmsurgery.hosts.base`: Agent hosts: one `Host` subclass each, registered as it is made, with working defaults
 - `llmsurgery.hosts.claude`: Claude Code: its sessions read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.codex`: Codex: its rollouts read, found and continued, and llmsurgery's hooks inside it
+- `llmsurgery.hosts.copilot`: GitHub Copilot CLI: its session folders read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.gemini`: Gemini CLI: its session logs replayed, found and continued, and llmsurgery's hook inside it
 - `llmsurgery.hosts.opencode`: opencode: its sessions, read from its SQLite store without ever writing to it
 - `llmsurgery.hosts.pi`: Pi: its session trees replayed, found and continued, and llmsurgery as Pi's own compactor

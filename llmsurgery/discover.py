@@ -91,6 +91,11 @@ def _by_id(prefix, host=None):
     found = [i for h in _hosts(host) for i in _infos(h, h.session_files()) if i.sid.lower().startswith(p)]
     return [o for o in found if o.sid.lower()==p] or found
 
+# %% ../nbs/15a_discover.ipynb #c0f1a7eb
+def _by_name(name, host=None):
+    "The sessions whose host gave them the name `name`, in the whole of each store"
+    return [i for h in _hosts(host) for i in _infos(h, h.sessions_named(name))]
+
 # %% ../nbs/15a_discover.ipynb #93eecf34
 def _newest(cwd=None, host=None):
     "The path of the newest session of `cwd`, or a `ValueError` saying where none was found"
@@ -120,17 +125,19 @@ def _one(session, found, host):
     raise ValueError(f'{session!r} names {len(found)} sessions: {cands}; give more of the id')
 
 def find_session(session=None, cwd=None, host=None):
-    "The session `session` names: a path, an id or its unique start; by default the agent's own session, or `cwd`'s newest"
+    "The session `session` names: a path, an id or its start, its name; by default the agent's own, or `cwd`'s newest"
     if session is None and cwd is None: session = current_session(host)
     if session is None: return _newest(cwd, host)
     if is_ref(session): return session
-    p = Path(session).expanduser()
-    if p.exists() or '/' in str(session) or p.suffix: return p   # a path: what is wrong with it is said where it is opened
-    if not _id_like(str(session), host):
+    s,p = str(session),Path(session).expanduser()
+    if p.exists() or '/' in s: return p   # a path: what is wrong with it is said where it is opened
+    found = (_by_id(s, host) if _id_like(s, host) and len(s)>=_min_prefix else []) or _by_name(s, host)
+    if found or p.suffix: return _one(s, found, host) if found else p
+    if not _id_like(s, host):
         raise ValueError(f'{session!r}: no such session file, and no session id starts with it (a session id is hexadecimal, such as 258c7280, or as its host names it)')
-    if len(session)<_min_prefix:
+    if len(s)<_min_prefix:
         raise ValueError(f'{session!r} is too short for a session id: give at least {_min_prefix} characters')
-    return _one(session, _by_id(str(session), host), host)
+    return _one(s, found, host)
 
 # %% ../nbs/15a_discover.ipynb #07898964
 _prompt_w = 60   # characters of a session's first prompt in a listing

@@ -14,7 +14,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hookgate.html.md"""
 
 # %% auto #0
 __all__ = ['job_timeouts', 'looked_most', 'state_home', 'gate_args', 'read_gate', 'seen_file', 'seen', 'log_mark', 'note_seen',
-           'looked_to', 'holds', 'may_be_new', 'passes']
+           'looked_to', 'holds', 'may_be_new', 'passes', 'fill_args', 'event_args', 'take_fills', 'filled']
 
 # %% ../nbs/10_hookgate.ipynb #65974f80
 import hashlib, json, os
@@ -109,3 +109,32 @@ def passes(gate, inp, name):
     whens,news = gate
     if not (whens or news): return True
     return any(_said(inp, k, v) for k,v in whens) or any(_marked(inp, m, name) for m in news)
+
+# %% ../nbs/10_hookgate.ipynb #c0f1a7e7
+import re
+_field = re.compile(r'\{(\w+)\}')
+
+def fill_args(fills):
+    "The options that give a hook's command the fields its event lacks: `--fill FIELD=TEMPLATE` each; [] for none"
+    return [a for k,t in fills.items() for a in ('--fill', f'{k}={t}')]
+
+def event_args(host, ev):
+    "The options of llmsurgery's hook command on event `ev` of `host`: the event's gate, and the fields it lacks"
+    return gate_args(host.event_hooks(ev)) + fill_args(host.hook_fills(ev))
+
+def take_fills(args):
+    "`(fills, rest)` of a hook command's options: its `--fill`s as `{field: template}`, and the others, in order"
+    fills,rest,it = {},[],iter(args)
+    for a in it:
+        v = next(it, None)
+        if a=='--fill' and v is not None: fills.update([v.split('=', 1) if '=' in v else (v, '')])
+        else: rest += [a] if v is None else [a, v]
+    return fills,rest
+
+def _plain(v): return isinstance(v, str) and re.fullmatch(r'[\w.-]+', v) is not None and v.strip('.')!=''
+
+def filled(inp, fills):
+    "Event `inp` with each field of `fills` it lacks, made from its own fields (not from one that is not a plain name)"
+    made = {k: _field.sub(lambda m: inp[m[1]], t) for k,t in fills.items()
+            if k not in inp and all(_plain(inp.get(f)) for f in _field.findall(t))}
+    return inp | made

@@ -14,14 +14,14 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 # %% auto #0
 __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_file', 'hook_group', 'hook_groups',
            'without_ours', 'with_ours', 'json_text', 'record_path', 'file_bytes', 'note_change', 'restore',
-           'plugin_when', 'install_plugin', 'uninstall_plugin', 'hook_hosts', 'hook_host', 'install_hooks',
-           'uninstall_hooks']
+           'plugin_when', 'is_our_plugin', 'install_plugin', 'uninstall_plugin', 'hook_hosts', 'hook_host',
+           'install_hooks', 'uninstall_hooks']
 
 # %% ../nbs/17a_install.ipynb #d136d730
 import base64, hashlib, json, re, shlex, sys
 from pathlib import Path
 from .files import atomic_write, read_regular
-from .hookgate import job_timeouts, state_home, gate_args
+from .hookgate import job_timeouts, state_home, event_args
 from .hooks import hooks_log
 from .hosts.base import host_named, hosts
 
@@ -58,8 +58,8 @@ def load_hooks_file(path):
 # %% ../nbs/17a_install.ipynb #63445cd9
 def hook_group(host, ev, cmd=None):
     "The group of llmsurgery's hooks on event `ev` of `host`: its matcher, and one hook running `cmd` (default: ours) with its gate"
-    hs = host.event_hooks(ev)
-    run = hook_command(host.name, gate_args(hs)) if cmd is None else ' '.join([cmd, *map(shlex.quote, gate_args(hs))])
+    hs,args = host.event_hooks(ev),event_args(host, ev)
+    run = hook_command(host.name, args) if cmd is None else ' '.join([cmd, *map(shlex.quote, args)])
     hook = dict(type='command', command=run, timeout=max(job_timeouts[h.job] for h in hs)*host.timeout_unit)
     return ({} if hs[0].matcher is None else dict(matcher=hs[0].matcher)) | dict(hooks=[hook])
 
@@ -143,13 +143,17 @@ def plugin_when(host):
     return 'after each compaction'
 
 # %% ../nbs/17a_install.ipynb #5ff14320
-plugin_mark = "// llmsurgery's plugin"   # the first line of every plugin llmsurgery writes opens so
+plugin_mark = "// llmsurgery's plugin"   # every plugin llmsurgery writes holds it in its first two lines
+
+def is_our_plugin(b):
+    "Are bytes `b` a plugin llmsurgery wrote: its mark in its first two lines (a JSON one has no comments: in a key)?"
+    return plugin_mark in b''.join(b.splitlines(True)[:2]).decode('utf-8', 'replace')
 
 def install_plugin(host):
     "Write llmsurgery's plugin where `host` loads plugins from (twice is once); a file there not ours is left alone: lines"
     path,cmd = Path(host.plugin_file()),hook_command(host.name)
     old = file_bytes(path)
-    if old is not None and not old.decode('utf-8', 'replace').startswith(plugin_mark):
+    if old is not None and not is_our_plugin(old):
         raise ValueError(f"{path}: a plugin that is not llmsurgery's is there; left as it is")
     rec = _load_record(record_path(host.name, path)) if old is not None else dict(made=not path.parent.exists())
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,7 +166,7 @@ def uninstall_plugin(host):
     "Remove llmsurgery's plugin from `host` (and its folder, if the install made it and it is left empty): lines"
     path = Path(host.plugin_file())
     old,rp = file_bytes(path),record_path(host.name, path)
-    if old is None or not old.decode('utf-8', 'replace').startswith(plugin_mark): return [f'{path}: no llmsurgery plugin to remove']
+    if old is None or not is_our_plugin(old): return [f'{path}: no llmsurgery plugin to remove']
     path.unlink()
     if _load_record(rp).get('made') and not any(path.parent.iterdir()): path.parent.rmdir()
     rp.unlink(missing_ok=True)

@@ -159,12 +159,13 @@ class Command(str):
         return self
 
 # %% ../nbs/15_sessions.ipynb #183c054b
-def check_resumed(path, doc):
+def check_resumed(path, doc, host=None):
     "Read the new session at `path` back with our reader: it must hold `doc` as its one message; else remove it, say so"
     try: s = read_session(path, warn=False)
     except (OSError, ValueError) as e: s = e
     if isinstance(s, Session) and s.summary==doc and [m.role for m in s.msgs]==['user'] and not s.bad_lines: return path
-    if is_ref(path): host_named(path.host).remove_session(path)
+    if is_ref(path): host = host_named(path.host)
+    if host: host.remove_session(path)   # the writer's: a session may be more than its file
     else: Path(path).unlink(missing_ok=True)
     raise RuntimeError(f'{path}: the new session did not read back as the document ({s!r}); '
                        'it was removed, the original is untouched')
@@ -173,5 +174,6 @@ def check_resumed(path, doc):
 def write_resume(session, doc, cwd=None, to=None):
     "A new session continuing `session` (a `Session`) from `doc`, in host `to`'s store or its own: `(path, Command)`"
     if isinstance(session, DialogSession): raise ValueError(f'{session.path}: only agent sessions can be resumed in a host')
-    path,argv,run = host_named(to or session.fmt).write_resume(session, doc, cwd)
-    return check_resumed(path, doc), Command(argv, run, cwd)
+    host = host_named(to or session.fmt)
+    path,argv,run = host.write_resume(session, doc, cwd)
+    return check_resumed(path, doc, host), Command(argv, run, cwd)

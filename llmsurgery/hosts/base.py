@@ -160,6 +160,12 @@ def remove_session(self:Host, ref):
     "Take a session llmsurgery wrote, `ref`, out of the store again"
     Path(ref).unlink(missing_ok=True)
 
+# %% ../../nbs/13_hosts.ipynb #c0f1a7e2
+@patch
+def sessions_named(self:Host, name):
+    "The sessions of the host's store that bear the name `name`, as it resumes a session by one ([]: it names none)"
+    return []
+
 # %% ../../nbs/13_hosts.ipynb #91a59a63
 @patch
 def context_len(self:Host, s):
@@ -214,6 +220,24 @@ def hook_job(self:Host, inp):
         if h.when and str(inp.get(h.when[0]) or '').strip()!=h.when[1]: continue
         if h.new and not self.compacted_since(inp): continue
         return h.job
+
+# %% ../../nbs/13_hosts.ipynb #c0f1a7e4
+import json
+
+@patch
+def context_json(self:Host, text, event):
+    "What a hook prints on `event` to add `text` to the host's next request (the shape most hosts read)"
+    return json.dumps(dict(hookSpecificOutput=dict(hookEventName=event, additionalContext=text)), ensure_ascii=False)
+
+@patch
+def block_json(self:Host, reason):
+    "What a hook prints, with status 0, to stop the host's step, saying `reason`; None: `reason` on stderr, status 2"
+    return None
+
+@patch
+def hook_fills(self:Host, event):
+    "`{field: template}` of what the host's stdin on `event` lacks, each `{field}` of a template one it has ({}: none)"
+    return {}
 
 # %% ../../nbs/13_hosts.ipynb #c0a1f3e3
 @patch
