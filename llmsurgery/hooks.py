@@ -114,6 +114,18 @@ def _resume(host, inp, out, err):
 
 _jobs = dict(state=_state, resume=_resume)
 
+# %% ../nbs/17_hooks.ipynb #99f5bcd8
+def _facts(host, inp, out, err):
+    "The facts of the session the host's own summary is to keep, printed as context for its summariser; status 0"
+    from llmsurgery.hookstate import summary_facts
+    set_deadline(job_timeouts['facts']*_margin)
+    text = summary_facts(inp['transcript_path'], host, inp.get('cwd'))
+    if text: out.write(context_json(inp.get('hook_event_name', 'PreCompact'), text)+'\n')
+    out.flush()
+    return 0
+
+_jobs['facts'] = _facts
+
 # %% ../nbs/17_hooks.ipynb #6019a637
 def _job(name, inp, gate):
     "`(host, job)` of host `name`'s hook event `inp`; the host is imported only for an event its `gate` lets pass"

@@ -59,7 +59,7 @@ def host_named(name):
 # %% ../../nbs/13_hosts.ipynb #2ba2d9e0
 class Hook(NamedTuple):
     "A hook llmsurgery installs on one event of a host"
-    job: str   # what it runs: 'state' (after a compaction) or 'resume' (a resumable session instead of one)
+    job: str   # 'state' (after a compaction), 'resume' (a resumable session instead), 'facts' (for its summariser)
     matcher: str = None   # the host's matcher: which occasions of the event run it (None: all)
     when: tuple = None   # `(field, text)`: the job is asked for only when the event's `field` is `text`
     new: str = None   # ... or only when the transcript holds `new` past where the hook last looked
@@ -211,6 +211,9 @@ def hook_job(self:Host, inp):
         if h.when and str(inp.get(h.when[0]) or '').strip()!=h.when[1]: continue
         if h.new and not self.compacted_since(inp): continue
         return h.job
+
+# %% ../../nbs/13_hosts.ipynb #99824b96
+Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
 
 # %% ../../nbs/13_hosts.ipynb #9fd862a5
 class StoreRef(str):
