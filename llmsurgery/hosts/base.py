@@ -214,6 +214,7 @@ def hook_job(self:Host, inp):
 
 # %% ../../nbs/13_hosts.ipynb #99824b96
 Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
+Host.own_keys = ()   # top-level keys the host writes into its settings file itself: an uninstall restores it anyway
 
 # %% ../../nbs/13_hosts.ipynb #9fd862a5
 class StoreRef(str):
