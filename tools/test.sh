@@ -7,12 +7,12 @@ start=$(date +%s)
 # importing pyskills makes its folder in XDG_DATA_HOME (~/.local/share/pyskills): the notebooks and tests that import it get a temporary one
 XDG_DATA_HOME=$(mktemp -d "${TMPDIR:-/tmp}/llmsurgery-test-data.XXXXXX"); export XDG_DATA_HOME
 trap 'rm -rf "$XDG_DATA_HOME"' EXIT
-echo "== make test: about 5 minutes on 2 idle cores (more on a busy machine). The host tests run the real agent CLIs, installed once from npm (about 1.2 GB"
-echo "   for Claude Code, Codex, Gemini CLI and opencode) into a cache outside the repository; npm is needed the first time only:"
+echo "== make test: about 5 minutes on 2 idle cores (more on a busy machine). The host tests run the real agent CLIs, installed once from npm (about 1.35 GB"
+echo "   for Claude Code, Codex, Gemini CLI, opencode and Qwen Code) into a cache outside the repository; npm is needed the first time only:"
 python - <<'PY'
 import sys; sys.path.insert(0, 'tests')
-import hostkit as h, ockit as o
-pins = sorted((getattr(m, n), getattr(m, n[:-4]+'_VER')) for m in (h, o) for n in dir(m) if n.endswith('_PKG') and hasattr(m, n[:-4]+'_VER'))
+import hostkit as h, ockit as o, qwenkit as q
+pins = sorted((getattr(m, n), getattr(m, n[:-4]+'_VER')) for m in (h, o, q) for n in dir(m) if n.endswith('_PKG') and hasattr(m, n[:-4]+'_VER'))
 c = h.hosts_cache()
 def mb(d): return sum({(s.st_dev, s.st_ino): s.st_size for f in d.rglob('*') if f.is_file() and not f.is_symlink() for s in [f.stat()]}.values())/2**20   # as du counts: a hard link once
 for pkg,ver in pins:
