@@ -8,7 +8,7 @@ genuine host-written files in `tests/data/genuine` and `tests/data/gemini`: the 
 stderr and exit status must match byte for byte; the differing ones are listed. Exit status 0 when all match.
 A refactoring that must not change what users get runs this before it lands.
 """
-import hashlib, os, shutil, subprocess, sys, tempfile
+import hashlib, os, shutil, subprocess, sys, tempfile, tomllib
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -62,12 +62,22 @@ def results(code, home, cwd):
         res[label] = hashlib.sha256(b'%d\0%s\0%s' % (st, out, err)).hexdigest()
     return res
 
+def rev_entry_points(rev, old):
+    "A dist-info in `old` naming the entry points of `rev`'s pyproject.toml: its run loads its own hosts, not this tree's"
+    toml = subprocess.run(['git', '-C', str(root), 'show', f'{rev}:pyproject.toml'], capture_output=True, text=True, check=True)
+    eps = tomllib.loads(toml.stdout)['project'].get('entry-points', {})
+    d = old/'llmsurgery-0.dist-info'   # first on the path: importlib.metadata takes it for the installed one
+    d.mkdir()
+    (d/'METADATA').write_text('Metadata-Version: 2.1\nName: llmsurgery\nVersion: 0\n')
+    (d/'entry_points.txt').write_text(''.join(f'[{g}]\n' + ''.join(f'{k} = {v}\n' for k,v in e.items()) + '\n' for g,e in eps.items()))
+
 def main(rev):
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         old,home,cwd = d/'old',d/'home',d/'cwd'
         for f in (old, home, cwd): f.mkdir()
         subprocess.run(f'git -C {root} archive {rev} llmsurgery | tar -x -C {old}', shell=True, check=True)
+        rev_entry_points(rev, old)
         before,after = results(old, home, cwd),results(root, home, cwd)
     diff = [k for k in before if before[k]!=after.get(k)]
     print(f'{len(before)-len(diff)} of {len(before)} runs byte-identical to {rev}')
