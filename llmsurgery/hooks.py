@@ -120,6 +120,7 @@ def _facts(host, inp, out, err):
     from llmsurgery.hookstate import summary_facts
     set_deadline(job_timeouts['facts']*_margin)
     text = summary_facts(inp['transcript_path'], host, inp.get('cwd'))
+    set_deadline(0)   # done: the line is written whole (the last resort stays)
     if text: out.write(context_json(inp.get('hook_event_name', 'PreCompact'), text)+'\n')
     out.flush()
     return 0

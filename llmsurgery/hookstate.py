@@ -27,6 +27,7 @@ from .fit import fit_chat
 from .docstyle import DocStyle, pair_results, is_error_result
 from .document import legend
 from .service import compact_session
+from .hosts.base import is_ref, hook_size
 
 # %% ../nbs/16b_hookstate.ipynb #d6e2e91f
 def hook_facts(msgs, task=None, kept='', cwd=None):
@@ -192,6 +193,7 @@ _facts_intro = ("llmsurgery read these facts from this session's transcript ({pa
 def summary_facts(path, host, cwd=None):
     "What a hook gives `host`'s summariser before it compacts its session at `path`: the state's facts, in `facts_cap`"
     path = host.session_at(path)   # a store's session, by its id
+    if not is_ref(path): hook_size(path, host.hook_bytes)   # read whole: a larger file is refused
     whole = host.read(path, whole=True)
     intro,size = _facts_intro.format(path=path),host.context_len
     facts = hook_facts(whole, whole.task, '', whole.cwd if isinstance(whole.cwd, str) else cwd)

@@ -3,7 +3,7 @@ fails on records it cannot make sense of (Hypothesis) and keeps the prompt or to
 compression; a Qwen session is told from the other hosts' by its content; the store finds a directory's sessions by
 their first record; a continuation written for Qwen reads back as the document; the hooks decide their jobs (through
 the gate the installed command carries), stay within Qwen's caps, and never fail the host."""
-import io, json, shlex, shutil, stat
+import io, json, os, shlex, shutil, stat, subprocess, sys, time
 from pathlib import Path
 from hypothesis import given, settings, strategies as st
 from llmsurgery.hosts.base import host_named, hosts
@@ -203,3 +203,20 @@ def test_continued_across_hosts(tmp_path, monkeypatch):
     for to in ('claude', 'codex', 'gemini'):
         path, cmd = write_resume(s, f'{summary_prefix}. FROM QWEN', cwd=work, to=to)
         assert detect_format(path) == to and read_session(path).summary.endswith('FROM QWEN')
+
+def test_a_2gb_transcript_ends_each_hook_by_its_own_bound(tmp_path):
+    "2 GB with no newline: each hook that reads a session, run as Qwen runs it, exits 0 at once, adds nothing, logs one line"
+    big = tmp_path/'big.jsonl'
+    with open(big, 'wb') as f: f.truncate(2<<30)
+    with open(big, 'r+b') as f: f.seek((2<<30)-40); f.write(b'"subtype":"chat_compression"')   # the gate lets it pass
+    home = tmp_path/'home'
+    env = {k: v for k, v in os.environ.items() if k in ('PATH', 'LANG')} | dict(HOME=str(home), XDG_STATE_HOME=str(home/'state'))
+    events = [('SessionStart', dict(source='compact')), ('SessionStart', dict(source='resume')), ('PreCompact', dict(trigger='auto'))]
+    for i, (ev, kw) in enumerate(events, 1):
+        argv = shlex.split(hook_groups(qwen)[ev]['hooks'][0]['command'])
+        t = time.monotonic()
+        p = subprocess.run([sys.executable, *argv[1:]], input=json.dumps(dict(hook_event_name=ev, transcript_path=str(big), **kw)),
+                           capture_output=True, text=True, env=env, timeout=60)
+        secs, log = time.monotonic()-t, (home/'state'/'llmsurgery'/'hooks.log').read_text().splitlines()
+        assert (p.returncode, p.stdout, p.stderr) == (0, '', '') and secs < 5, (ev, p.stderr[-2000:], secs)
+        assert len(log) == i and 'more than a hook reads' in log[-1], log

@@ -18,14 +18,15 @@ __all__ = ['qw_version', 'qw_command', 'qw_compression_mark', 'qw_types', 'qw_of
            'qw_is_compression', 'qw_history', 'qw_summary', 'qw_kept_calls', 'qw_pending', 'qw_note', 'qw_note_text',
            'qw_summary_msg', 'qw_setting', 'qw_project_key', 'qw_resume_records', 'qw_compressed']
 
-# %% ../../nbs/14g_qwen.ipynb #ee0eddb4
+# %% ../../nbs/14g_qwen.ipynb #7020f9f6
 import json, os, re, uuid
 from pathlib import Path
 from fastcore.basics import first, noop, patch
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputImage, InputFile
 from ..inject import *
 from ..jsonl import *
-from .base import JsonlHost, Hook, first_record, read_log
+from ..hookgate import holds
+from .base import JsonlHost, Hook, first_record, read_log, hook_size
 
 # %% ../../nbs/14g_qwen.ipynb #0a0977be
 qw_version = '0.24.4'   # the Qwen Code version whose sessions we read and write, checked with its client
@@ -373,30 +374,30 @@ def resume_from(self:Qwen, session, cwd=None):
 @patch
 def resume_records(self:Qwen, meta, doc, new, run): return qw_resume_records(doc, new, run, meta['toks'])
 
-# %% ../../nbs/14g_qwen.ipynb #05c09aca
-def qw_compressed(path):
-    "Did Qwen compress the session at `path`: a compression past its first record (a resumed document's is its first)?"
-    mark = qw_compression_mark.encode()
-    with open(path, 'rb') as f:
-        f.readline()
-        return any(mark in ln for ln in f)
+# %% ../../nbs/14g_qwen.ipynb #ed71295f
+def qw_compressed(path, limit=Qwen.hook_bytes):
+    "Did Qwen compress the session at `path` (of `limit` bytes at most): a compression past its first record?"
+    n = hook_size(path, limit)   # a resumed document's compression is its first record
+    with open(path, 'rb') as f: return holds(f, qw_compression_mark.encode(), len(f.readline(n)), n)
 
 @patch
 def compacted_since(self:Qwen, inp):
     "Is hook event `inp` the resume of a session Qwen compressed? Each resume's system prompt is new: told every time"
     p = inp.get('transcript_path')
-    return inp.get('source')=='resume' and isinstance(p, str) and os.path.isfile(p) and qw_compressed(p)
+    if inp.get('source')!='resume' or not (isinstance(p, str) and os.path.isfile(p)): return False
+    return qw_compressed(p, self.hook_bytes)
 
 @patch
 def context_len(self:Qwen, s):
     "The size of `s` as Qwen counts a hook's context: UTF-16 units, each `<` and `>` written as `&lt;` and `&gt;`"
     return len(s.encode('utf-16-le', 'surrogatepass'))//2 + 3*(s.count('<')+s.count('>'))
 
-# %% ../../nbs/14g_qwen.ipynb #b843cf89
+# %% ../../nbs/14g_qwen.ipynb #1fcf3e1b
 @patch
 def compacted_part(self:Qwen, path):
     "`(LogMsgs, kept)` of what Qwen's last compression of the session at `path` took from the conversation; its summary"
-    with open(path, 'rb') as f: lines = f.read().splitlines()
+    n = hook_size(path, self.hook_bytes)   # read whole, if a hook may
+    with open(path, 'rb') as f: lines = f.read(n).splitlines()
     chain = qw_chain(lines, self.log())
     k,part = _qw_last(chain),self.log()
     if k is None: return part,''
