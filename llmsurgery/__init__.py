@@ -21,6 +21,7 @@ Modules:
 - `llmsurgery.hosts.gemini`: Gemini CLI: its session logs replayed, found and continued, and llmsurgery's hook inside it
 - `llmsurgery.hosts.opencode`: opencode: its sessions, read from its SQLite store without ever writing to it
 - `llmsurgery.hosts.pi`: Pi: its session trees replayed, found and continued, and llmsurgery as Pi's own compactor
+- `llmsurgery.hosts.qwen`: Qwen Code: its sessions replayed, found and continued, and llmsurgery inside its compression
 - `llmsurgery.inject`: What hosts put in a conversation that nobody typed: plumbing, reminders, skill texts, summaries
 - `llmsurgery.install`: llmsurgery in every host: its hooks (or plugin) installed in the host's settings, and removed
 - `llmsurgery.jsonl`: A host's JSONL log: records read into messages numbered by line, and written as the hosts do

@@ -27,6 +27,9 @@ def state_home():
     "Where llmsurgery keeps its own state: `$XDG_STATE_HOME/llmsurgery`, else `~/.local/state/llmsurgery`"
     return Path(os.environ.get('XDG_STATE_HOME') or Path.home()/'.local'/'state').expanduser()/'llmsurgery'
 
+# %% ../nbs/10_hookgate.ipynb #14dfdfb6
+job_timeouts['facts'] = 10   # seconds for the facts a host's own summary is to keep: a read, as quick as the state
+
 # %% ../nbs/10_hookgate.ipynb #6fcedac3
 def gate_args(hooks):
     "The options telling a hook's command when its event may ask for a job: `--when FIELD=TEXT`, `--new MARK`; or []"

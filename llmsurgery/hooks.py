@@ -125,6 +125,19 @@ def _compact(host, inp, out, err):
 
 _jobs['compact'] = _compact
 
+# %% ../nbs/17_hooks.ipynb #372288dc
+def _facts(host, inp, out, err):
+    "The facts of the session the host's own summary is to keep, printed as context for its summariser; status 0"
+    from llmsurgery.hookstate import summary_facts
+    set_deadline(job_timeouts['facts']*_margin)
+    text = summary_facts(inp['transcript_path'], host, inp.get('cwd'))
+    set_deadline(0)   # done: the line is written whole (the last resort stays)
+    if text: out.write(host.context_json(text, inp.get('hook_event_name', 'PreCompact'))+'\n')
+    out.flush()
+    return 0
+
+_jobs['facts'] = _facts
+
 # %% ../nbs/17_hooks.ipynb #6019a637
 def _job(name, inp, gate):
     "`(host, job)` of host `name`'s hook event `inp`; the host is imported only for an event its `gate` lets pass"

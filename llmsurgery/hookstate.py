@@ -1,9 +1,9 @@
 """What hooks give a host: the state of what it just compacted, and a resumable session instead
 
-The hooks (`llmsurgery.hooks`) run two jobs inside a host, and both are here. `compacted_state` is llmsurgery's state
+The hooks (`llmsurgery.hooks`) run their jobs inside a host, and all are here. `compacted_state` is llmsurgery's state
 of the part the host has just compacted, and a document of what a summary tends to lose from it, within the host's
 cap on what a hook adds; `hook_resume` writes a resumable session in place of the host's compaction, and says how to
-continue it.
+continue it; `summary_facts` gives a host's own summariser the facts its summary is to keep.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/hookstate.html.md"""
 
@@ -12,7 +12,7 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hookstate.html.md"""
 # %% auto #0
 __all__ = ['quiet_tools', 'shell_tools', 'unit_scale', 'lost_policy', 'state_share', 'hook_facts', 'cut_middle', 'water_level',
            'cut_to', 'fit_facts', 'lost_view', 'UnitEnc', 'lost_doc', 'recall_line', 'compacted_state', 'hook_resume',
-           'hook_compact']
+           'hook_compact', 'summary_facts']
 
 # %% ../nbs/16b_hookstate.ipynb #9817026c
 import shlex
@@ -30,6 +30,7 @@ from .par import forked
 from .sessions import opening_doc, chain_numbers
 from .hosts.base import is_ref
 from .service import compact_session
+from .hosts.base import is_ref, hook_size
 
 # %% ../nbs/16b_hookstate.ipynb #d6e2e91f
 def hook_facts(msgs, task=None, kept='', cwd=None):
@@ -206,3 +207,17 @@ def hook_compact(inp, host):
     doc = continuation_doc(list(log), here, notes.strip(), max_toks=n, cwd=head.cwd or log.cwd, grow=False,
                            task=head.task, nums=nums, chain=chain)
     return dict(summary=doc.text, tokens=len_toks(doc.text), budget=n, messages=len(log))
+
+# %% ../nbs/16b_hookstate.ipynb #5230c595
+_facts_intro = ("llmsurgery read these facts from this session's transcript ({path}). Keep each of them in your "
+                'summary, as it stands (word for word where it quotes):')
+
+def summary_facts(path, host, cwd=None):
+    "What a hook gives `host`'s summariser before it compacts its session at `path`: the state's facts, in `facts_cap`"
+    path = host.session_at(path)   # a store's session, by its id
+    if not is_ref(path): hook_size(path, host.hook_bytes)   # read whole: a larger file is refused
+    whole = host.read(path, whole=True)
+    intro,size = _facts_intro.format(path=path),host.context_len
+    facts = hook_facts(whole, whole.task, '', whole.cwd if isinstance(whole.cwd, str) else cwd)
+    said = fit_facts(facts, host.facts_cap-size(intro)-1, size)
+    return '\n'.join([intro, *said]) if said else ''

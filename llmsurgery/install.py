@@ -2,10 +2,10 @@
 
 llmsurgery runs inside an agent host as hooks or a plugin: after the host's own compaction it adds the state and the
 commands, results and errors a summary tends to lose, and on the user's word it writes a resumable session instead.
-`install_hooks` merges the hooks into the host's settings file (and has a host that asks for it trust them), or writes
-llmsurgery's plugin where the host loads plugins from; `uninstall_hooks` gives the file back byte for byte when
-nothing else changed. Each hook's command names this installation's Python and the host, and says when its event may
-ask for a job (`hookgate`).
+`install_hooks` merges the hooks into the host's settings file (and has a host that asks for it trust them), and writes
+llmsurgery's plugin where the host loads plugins from, as the host takes them; `uninstall_hooks` gives the files back
+byte for byte when nothing else changed. Each hook's command names this installation's Python and the host, and says
+when its event may ask for a job (`hookgate`).
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 
@@ -14,8 +14,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 # %% auto #0
 __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_file', 'hook_group', 'hook_groups',
            'without_ours', 'with_ours', 'json_text', 'record_path', 'file_bytes', 'note_change', 'restore',
-           'plugin_when', 'is_our_plugin', 'install_plugin', 'uninstall_plugin', 'hook_hosts', 'hook_host',
-           'install_hooks', 'uninstall_hooks']
+           'same_but_own', 'kept_record', 'plugin_when', 'is_our_plugin', 'install_plugin', 'uninstall_plugin',
+           'hook_hosts', 'hook_host', 'merge_hooks', 'install_hooks', 'unmerge_hooks', 'uninstall_hooks']
 
 # %% ../nbs/17a_install.ipynb #d136d730
 import base64, hashlib, json, re, shlex, sys
@@ -118,13 +118,29 @@ def note_change(rec, key, before, after):
     old = rec.get(key) or dict(before=before and base64.b64encode(before).decode(), existed=before is not None)
     rec[key] = dict(before=old['before'], existed=old['existed'], after=_sha(after))
 
-def restore(path, snap):
-    "Put back the bytes `snap` noted (or remove the file it says did not exist); False if the file changed since"
+def restore(path, snap, force=False):
+    "Put back the bytes `snap` noted (or remove a file that was not there); False if it changed since, unless `force`"
     now = file_bytes(path)
-    if not snap or now is None or _sha(now)!=snap['after']: return False
+    if not snap or now is None or (_sha(now)!=snap['after'] and not force): return False
     if snap['existed']: atomic_write(path, base64.b64decode(snap['before']))
     else: Path(path).unlink()
     return True
+
+# %% ../nbs/17a_install.ipynb #a4cb7390
+def same_but_own(snap, d, keys):
+    "Do settings `d` (ours taken out) say what the file held before our first change, as `snap` noted, but for `keys`?"
+    if not (snap and keys): return False
+    raw = base64.b64decode(snap['before'] or b'') if snap['existed'] else b''
+    try: old = json.loads(raw.decode('utf-8-sig') or '{}')
+    except ValueError: return False
+    bare = lambda o: {k:v for k,v in o.items() if k not in keys} if isinstance(o, dict) else o
+    return bare(old)==bare(d)
+
+def kept_record(rec, now, d, keys=()):
+    "Install record `rec`, less the file's noted bytes if it (`now`; settings `d` less ours) changed since we wrote it"
+    snap = rec.get('file')
+    if not snap or now is None or _sha(now)==snap['after'] or same_but_own(snap, d, keys): return rec
+    return {k:v for k,v in rec.items() if k!='file'}   # no longer all the user's: the uninstall takes out only ours
 
 # %% ../nbs/17a_install.ipynb #58007383
 def _load_record(path):
@@ -143,14 +159,14 @@ def plugin_when(host):
     return 'after each compaction'
 
 # %% ../nbs/17a_install.ipynb #5ff14320
-plugin_mark = "// llmsurgery's plugin"   # every plugin llmsurgery writes holds it in its first two lines
+plugin_mark = "llmsurgery's plugin"   # every plugin llmsurgery writes holds it, in a comment, in its first two lines
 
 def is_our_plugin(b):
-    "Are bytes `b` a plugin llmsurgery wrote: its mark in its first two lines (a JSON one has no comments: in a key)?"
-    return plugin_mark in b''.join(b.splitlines(True)[:2]).decode('utf-8', 'replace')
+    "Are bytes `b` a plugin llmsurgery wrote: its mark in their first two lines?"
+    return b is not None and plugin_mark in b''.join(b.splitlines(True)[:2]).decode('utf-8', 'replace')
 
 def install_plugin(host):
-    "Write llmsurgery's plugin where `host` loads plugins from (twice is once); a file there not ours is left alone: lines"
+    "Write llmsurgery's plugin where `host` loads plugins from (twice is once); a file there not ours stays: a line"
     path,cmd = Path(host.plugin_file()),hook_command(host.name)
     old = file_bytes(path)
     if old is not None and not is_our_plugin(old):
@@ -159,18 +175,18 @@ def install_plugin(host):
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, host.plugin_text(cmd))
     _write_record(record_path(host.name, path), rec)
-    return [f"llmsurgery's plugin for {host.label} is {path}, running {cmd} {plugin_when(host)}",
-            f'a hook that fails says why in {hooks_log()}; undo with: llmsurgery-compact --uninstall-hooks {host.name}']
+    runs = '' if host.hooks_file() else f', running {cmd} {plugin_when(host)}'   # else the hooks run it
+    return f"llmsurgery's plugin for {host.label} is {path}{runs}"
 
 def uninstall_plugin(host):
-    "Remove llmsurgery's plugin from `host` (and its folder, if the install made it and it is left empty): lines"
+    "Remove llmsurgery's plugin from `host` (and its folder, if the install made it and it is left empty): a line"
     path = Path(host.plugin_file())
     old,rp = file_bytes(path),record_path(host.name, path)
-    if old is None or not is_our_plugin(old): return [f'{path}: no llmsurgery plugin to remove']
+    if not is_our_plugin(old): return f'{path}: no llmsurgery plugin to remove'
     path.unlink()
     if _load_record(rp).get('made') and not any(path.parent.iterdir()): path.parent.rmdir()
     rp.unlink(missing_ok=True)
-    return [f"{path}: llmsurgery's plugin removed"]
+    return f"{path}: llmsurgery's plugin removed"
 
 # %% ../nbs/17a_install.ipynb #be26306c
 def _trust(host, path, cmds, rec):
@@ -194,14 +210,13 @@ def hook_host(name):
         raise ValueError(f'{h.label} takes no hooks: use one of {", ".join(o.name for o in hook_hosts())}')
     return h
 
-def install_hooks(name):
-    "Install llmsurgery's hooks in host `name`'s hooks file (a merge; twice is once), trusted by the host: lines"
-    host = hook_host(name)
-    if host.plugin_file(): return install_plugin(host)
-    path,cmd = Path(host.hooks_file()),hook_command(name)
+def merge_hooks(host):
+    "Merge llmsurgery's hooks into `host`'s hooks file (twice is once), trusted by the host: lines"
+    path,cmd,name = Path(host.hooks_file()),hook_command(host.name),host.name
     before,d = load_hooks_file(path)
     merged,rp = with_ours(d, host),record_path(name, path)
     rec = _load_record(rp) if without_ours(d, name)!=d else {}   # a record of ours still there keeps the first bytes
+    rec = kept_record(rec, before, without_ours(d, name), host.own_keys)
     if json.dumps(merged)!=json.dumps(d) or before is None:
         text = json_text(merged, before and before.decode('utf-8-sig'))
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -210,7 +225,14 @@ def install_hooks(name):
     lines = _trust(host, path, [g['hooks'][0]['command'] for g in hook_groups(host).values()], rec)
     _write_record(rp, rec)
     evs = ', '.join(f'{e} ({m})' if m else e for e,m in ((e, host.event_hooks(e)[0].matcher) for e in host.hook_events))
-    return [f"llmsurgery's hooks for {host.label} are in {path}: {evs}, running {cmd}", *lines,
+    return [f"llmsurgery's hooks for {host.label} are in {path}: {evs}, running {cmd}", *lines]
+
+def install_hooks(name):
+    "Install llmsurgery's hooks in host `name`: merged into its hooks file, its plugin written, as it takes them: lines"
+    host = hook_host(name)
+    plugin = [install_plugin(host)] if host.plugin_file() else []
+    lines = merge_hooks(host) if host.hooks_file() else []
+    return [*lines[:1], *plugin, *lines[1:],
             f'a hook that fails says why in {hooks_log()}; undo with: llmsurgery-compact --uninstall-hooks {name}']
 
 # %% ../nbs/17a_install.ipynb #ff36e2a3
@@ -221,19 +243,24 @@ def _untrust(host, rec):
     if rec.get('keys'): host.untrust(rec['keys'])
     return [f"{host.trust_file()}: llmsurgery's trust entries removed"] if rec.get('keys') else []
 
-def uninstall_hooks(name):
-    "Remove llmsurgery's hooks from host `name`'s hooks file, byte for byte as before when nothing else changed: lines"
-    host = hook_host(name)
-    if host.plugin_file(): return uninstall_plugin(host)
+def unmerge_hooks(host):
+    "Take llmsurgery's hooks out of `host`'s hooks file, byte for byte as before when nothing else changed: lines"
     path = Path(host.hooks_file())
     before,d = load_hooks_file(path)
-    rp = record_path(name, path)
-    rec,rest = _load_record(rp),without_ours(d, name)
+    rp = record_path(host.name, path)
+    rec,rest = _load_record(rp),without_ours(d, host.name)
     if before is None or rest==d: line = f'{path}: no llmsurgery hooks to remove'
-    elif restore(path, rec.get('file')): line = f'{path}: restored as it was before the install'
+    elif restore(path, rec.get('file'), same_but_own(rec.get('file'), rest, host.own_keys)):
+        line = f'{path}: restored as it was before the install'
     else:
         atomic_write(path, json_text(rest, before.decode('utf-8-sig')))
         line = f"{path}: llmsurgery's hooks removed, the rest left as it is"
     lines = [line, *_untrust(host, rec)]
     rp.unlink(missing_ok=True)
     return lines
+
+def uninstall_hooks(name):
+    "Take llmsurgery's hooks (and its plugin) out of host `name`, its files as before when nothing else changed: lines"
+    host = hook_host(name)
+    lines = unmerge_hooks(host) if host.hooks_file() else []
+    return [*lines[:1], *([uninstall_plugin(host)] if host.plugin_file() else []), *lines[1:]]

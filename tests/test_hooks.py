@@ -222,6 +222,22 @@ def test_claude_install_uninstall_keeps_the_users_settings(tmp_path):
     rc, out, err = cli(home, '--install-hooks', 'claude')
     assert rc == 2 and 'not valid JSON' in err and settings.read_bytes() == b'{"hooks": {"SessionStart": ['
 
+def test_installing_again_after_the_users_change_keeps_it(tmp_path):
+    """Installed again after the user changed settings.json, our hooks rewritten (another installation's, as before an
+    upgrade): the uninstall takes out only ours, and the user's change stays"""
+    home = tmp_path/'home'
+    settings = home/'.claude'/'settings.json'
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({'model': 'opus'}, indent=2) + '\n')
+    assert cli(home, '--install-hooks', 'claude')[0] == 0
+    text = re.sub(r'"command": "\S+ -P -m llmsurgery', '"command": "/old/venv/bin/python -P -m llmsurgery', settings.read_text())
+    assert text != settings.read_text()
+    settings.write_text(text.replace('"opus"', '"sonnet"'))
+    assert cli(home, '--install-hooks', 'claude')[0] == 0
+    rc, out, err = cli(home, '--uninstall-hooks', 'claude')
+    assert rc == 0 and out.startswith(f"{settings}: llmsurgery's hooks removed, the rest left as it is"), out + err
+    assert json.loads(settings.read_text()) == {'model': 'sonnet'}
+
 def test_codex_install_trusts_only_ours_and_uninstall_restores(hosts, tmp_path):
     """hooks.json holding the user's own hook: ours merged and trusted by Codex itself, the user's left untrusted;
     installing twice changes nothing; uninstalling gives back hooks.json and config.toml byte for byte"""

@@ -8,7 +8,7 @@ genuine host-written files in `tests/data/genuine` and `tests/data/gemini`: the 
 stderr and exit status must match byte for byte; the differing ones are listed. Exit status 0 when all match.
 A refactoring that must not change what users get runs this before it lands.
 """
-import hashlib, os, shutil, subprocess, sys, tempfile
+import hashlib, os, shutil, subprocess, sys, tempfile, tomllib
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent

@@ -61,7 +61,7 @@ def host_named(name):
 # %% ../../nbs/13_hosts.ipynb #2ba2d9e0
 class Hook(NamedTuple):
     "A hook llmsurgery installs on one event of a host"
-    job: str   # 'state' (after a compaction), 'resume' (a resumable session instead of one), 'compact' (the compaction)
+    job: str   # 'state' (after a compaction), 'resume' (a resumable session instead), 'facts' (for its summariser), 'compact' (the compaction)
     matcher: str = None   # the host's matcher: which occasions of the event run it (None: all)
     when: tuple = None   # `(field, text)`: the job is asked for only when the event's `field` is `text`
     new: str = None   # ... or only when the transcript holds `new` past where the hook last looked
@@ -238,6 +238,16 @@ def block_json(self:Host, reason):
 def hook_fills(self:Host, event):
     "`{field: template}` of what the host's stdin on `event` lacks, each `{field}` of a template one it has ({}: none)"
     return {}
+# Two more parts serve hosts whose compaction and settings work otherwise. A host that lets a hook add to the prompt
+# of the model writing its own summary takes a `facts` job before its compaction: the facts of the session that summary
+# is to keep, within `facts_cap` as `context_len` counts it. A host that writes keys of its own into the settings file
+# llmsurgery merges its hooks into (a version stamp, say) names them in `own_keys`: an uninstall gives back the bytes
+# from before the install though the host changed those keys meanwhile. A host may take hooks and a file of
+# llmsurgery's own both (`plugin_file`: a command its user types, say, which a hook answers).
+
+# %% ../../nbs/13_hosts.ipynb #0fae2745
+Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
+Host.own_keys = ()   # top-level keys the host writes into its settings file itself: an uninstall restores it anyway
 
 # %% ../../nbs/13_hosts.ipynb #c0a1f3e3
 @patch
