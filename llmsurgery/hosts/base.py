@@ -78,6 +78,7 @@ class Host:
     timeout_unit = 1  # a hook's timeout in its settings counts seconds/`timeout_unit` (1000: milliseconds)
     hook_events = {}  # `{event: Hook or (Hook, ...)}`: the hooks llmsurgery installs
     tui_resume = None  # what a user types in its TUI to continue session `{id}` (None: the shell command)
+    appends = False  # its logs only ever grow, line by line: `read(path, True, start=(offset, line))` reads one on
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
