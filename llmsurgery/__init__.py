@@ -25,6 +25,7 @@ Modules:
 - `llmsurgery.par`: Two cores for a long list: a forked child shares the chunks of a map, and the results are the same as in one process
 - `llmsurgery.recall`: A transcript's messages whole, by number or by pattern, within what an agent's shell tool passes on
 - `llmsurgery.render`: The compact DSL: each message class rendered within its token budget
+- `llmsurgery.search`: Every session of every host in one full-text index, kept current before each search, and searched in milliseconds
 - `llmsurgery.service`: One way through: a compaction job for the command line, the skill and the hooks alike
 - `llmsurgery.sessions`: Sessions of any host, and aidialog notebooks: the format told from the content, read, and continued in a host
 - `llmsurgery.skill`: Compact a Solveit dialog or a coding agent's session that has grown too long for the context into a short continuation document, and carry on in a fresh one
