@@ -220,9 +220,10 @@ def file_state(path):
 _env_re = re.compile(r'(?!XDG_RUNTIME_DIR$)(?:HOME|\w+_HOME|\w+_DIR)')   # not the runtime folder of one login
 
 def env_key():
-    "What decides where the hosts keep their stores, as the environment says: its folders' variables, and the version"
+    "What decides which hosts there are and where their stores are: the version, the package folders, folder variables"
     from llmsurgery import __version__
-    return '\n'.join([__version__, *sorted(f'{k}={v}' for k,v in os.environ.items() if _env_re.fullmatch(k))])
+    env = sorted(f'{k}={v}' for k,v in os.environ.items() if _env_re.fullmatch(k))
+    return '\n'.join([__version__, *_code_dirs(), *env])
 
 # %% ../nbs/18_search.ipynb #21cc1419
 def watched(db):

@@ -302,7 +302,8 @@ def test_nothing_changed_imports_no_host(user):
     assert S.search('shopping')[0]
     code = ('import sys; from llmsurgery import search as S; hits,_ = S.search("shopping"); '
             'print(len(hits), sorted(m for m in sys.modules if m.startswith("llmsurgery.")))')
-    def mods(): return subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True).stdout
+    def mods(**kw):
+        return subprocess.run([sys.executable, '-c', code], env=env|kw, capture_output=True, text=True, check=True).stdout
     mods()   # the index current in this environment
     n,loaded = mods().split(' ', 1)
     assert int(n)>0 and eval(loaded)==['llmsurgery.search']
@@ -312,6 +313,9 @@ def test_nothing_changed_imports_no_host(user):
     assert 'llmsurgery.hosts' not in mods()
     (cc/'projects'/'-new').mkdir()   # a new project folder: the hosts are asked again
     assert 'llmsurgery.hosts.claude' in mods()
+    assert 'llmsurgery.hosts' not in mods()
+    (extra := home/'extra-packages').mkdir()   # another Python, whose packages may add hosts: they are asked again
+    assert 'llmsurgery.hosts.claude' in mods(PYTHONPATH=str(extra))
 
 def test_another_store_in_another_environment(user, tmp_path, monkeypatch):
     "The stores are where the environment says: the index follows it"
