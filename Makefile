@@ -25,10 +25,11 @@ test: $(STAMP)  ## the whole test suite, as CI runs it: about 5 min on 2 idle co
 docs: $(STAMP)  ## run nbdev's docs processors on every notebook into _proc/, as the deploy workflow does (rendering needs Quarto: nbdev-docs)
 	@d=$$(mktemp -d); XDG_DATA_HOME=$$d $(BIN)/nbdev-proc-nbs; s=$$?; rm -rf $$d; exit $$s   # importing pyskills makes its folder in XDG_DATA_HOME: a temporary one
 
-bench: $(STAMP)  ## the speed goals as ratios in one run (REV=<commit> also measures that revision), then the tables of the Performance page (not part of the tests)
+bench: $(STAMP)  ## the speed goals as ratios in one run (REV=<commit> also measures that revision), then the tables of the Performance page, then search's (not part of the tests)
 	@$(BIN)/python bench/issue.py $(if $(REV),--rev $(REV))
 	@$(BIN)/python bench/bench.py
 	@$(BIN)/python bench/e2e.py   # end to end on 13, 100 and 400 MB sessions built from tests/data/claude-real (cached outside the repository)
+	@$(BIN)/python bench/search.py   # --search on a 1 GB store of every host's sessions: build, refresh and query beside their baselines
 
 readme: $(STAMP)  ## regenerate README.md from nbs/index.ipynb
 	@$(BIN)/python tools/readme.py

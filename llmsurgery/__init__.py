@@ -28,6 +28,7 @@ Modules:
 - `llmsurgery.par`: Two cores for a long list: a forked child shares a map's chunks; the results are as in one process
 - `llmsurgery.recall`: A transcript's messages whole, by number or pattern, within what an agent's shell tool passes on
 - `llmsurgery.render`: The compact DSL: each message class rendered within its token budget
+- `llmsurgery.search`: Every session of every host in one full-text index, kept current before each search, and searched in milliseconds
 - `llmsurgery.service`: One way through: a compaction job for the command line, the skill and the hooks alike
 - `llmsurgery.sessions`: Sessions of any host, and dialog notebooks: their format told from content, read, and continued
 - `llmsurgery.skill`: Compact a Solveit dialog or agent session grown too long into a short document, and carry on fresh

@@ -36,6 +36,40 @@ if _console:
     for _s in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(_s) is not signal.SIG_IGN: signal.signal(_s, _early_stop)   # a job started with `&` ignores Ctrl-C, and still does
 
+# %% ../nbs/20_cli.ipynb #c1586e5c
+def _search_flags(argv):
+    "The settings of a command line that only searches (`--search WORDS`, `--host`, `--project`, `--here`, `--reindex`)"
+    kw,args = {},list(argv)
+    while args:
+        k,eq,v = args.pop(0).partition('=')
+        if k in ('--here', '--reindex') and not eq: kw[k[2:]] = True
+        elif k in ('--search', '--host', '--project') and (eq or args): kw[k[2:]] = v if eq else args.pop(0)
+        else: return None
+    return kw if 'search' in kw or 'reindex' in kw else None
+
+def _searched(search=None, host=None, project=None, here=False, reindex=False, dialogs=None):
+    "`--search`'s hits on stdout, `--reindex`'s line on stderr; status 0, 1 if nothing matched, 2 and a line on an error"
+    import sqlite3
+    from llmsurgery.search import search_text, reindex as rebuild
+    try:
+        if here and project is not None: raise ValueError('--here and --project exclude each other: give one')
+        if search is None: return print(rebuild(sys.stderr.isatty()), file=sys.stderr) or 0
+        cwd = os.getcwd() if here else project
+        text,n = search_text(search, host, cwd, dialogs, reindex=reindex, progress=sys.stderr.isatty())
+        print(text or f'no message of any session matches {search!r}', file=sys.stdout if n else sys.stderr)
+    except BrokenPipeError: return 0   # the reader stopped early (`| head`)
+    except (OSError, ValueError, sqlite3.Error) as e:
+        print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
+        return 2
+    return 0 if n else 1
+
+_fast = _search_flags(sys.argv[1:]) if _console else None
+if _fast is not None:
+    _status = _searched(**_fast)
+    try: sys.stdout.flush()
+    except OSError: os.dup2(os.open(os.devnull, os.O_WRONLY), 1)   # a closed pipe: nothing more to say
+    os._exit(_status)
+
 # %% ../nbs/20_cli.ipynb #07f15420
 import re, shutil
 from pathlib import Path
@@ -273,7 +307,7 @@ def _recall_usage(recall, list_, version, kw):
 @call_parse(pos=['session'])
 @cli_args(session='SESSION', out='FILE', notes='TEXT', since='EARLIER.md', max_tokens='N', last_n='N', user_toks='N',
           asst_toks='N', call_toks='N', result_toks='N', in_place_copy='OUT.ipynb', host=host_names, to=resume_names,
-          install_hooks=hook_names, uninstall_hooks=hook_names, show='N[-M]', grep='REGEX')
+          install_hooks=hook_names, uninstall_hooks=hook_names, show='N[-M]', grep='REGEX', search='WORDS', project='DIR')
 def llmsurgery_compact(
     session:str=None, # A session file (a host's log, an aidialog .ipynb), or a session id of any host or its unique start; default: the agent's own (in its shell), else this directory's newest
     out:str=None, # Write the document here instead of to stdout
@@ -299,6 +333,10 @@ def llmsurgery_compact(
     uninstall_hooks:str=None, # Take llmsurgery's hooks (or plugin) out of this host, leaving the rest of its settings as they were
     show:str=None, # Print message N of the transcript whole, or messages N-M (in a dialog: message ids), each led by #N, instead
     grep:str=None, # Print each line of the transcript's messages that REGEX matches, as `#N: line`, instead
+    search:str=None, # Print the messages holding WORDS ("a phrase", prefix*, OR, -word) in every session of every host instead, best first, one a line; with SESSION, in the dialog notebooks it names
+    here:bool=False, # With --search: only the sessions of this directory (and below it)
+    project:str=None, # With --search: only the sessions of directory DIR (and below it)
+    reindex:bool=False, # Rebuild the search index from every host's store (with --search: first)
 ):
     "Compact an agent session into a continuation document"
     if install_hooks or uninstall_hooks:
@@ -307,6 +345,9 @@ def llmsurgery_compact(
               result_toks=result_toks, whole=All, sidechains=sidechains, report=report, in_place_copy=in_place_copy,
               resume=resume or Exec or bool(to), to=to)
     recall = (show, grep) if show is not None or grep is not None else None
+    if search is not None or reindex or here or project is not None:
+        others = kw|{'list': List, 'exec': Exec, 'version': version, 'max_tokens': max_tokens, 'show': show, 'grep': grep}
+        return _search_cli(session, search, host, project, here, reindex, others)
     if not is_cli(llmsurgery_compact):
         if List: return find_sessions(host=host)
         if recall: return _recall_text(session, recall, max_tokens, host)
@@ -319,6 +360,26 @@ def _recall_text(session, recall, max_tokens, host):
     show,grep = recall
     n,path = None if max_tokens is None else tokens(max_tokens),find_session(session, host=host)
     return (show_session(path, show, n) if grep is None else grep_session(path, grep, n)).text
+
+def _search_usage(session, search, host, project, here, reindex, others):
+    "A ValueError for what `--search` and `--reindex` (`others`: the other flags' values) don't take"
+    given = [dict(whole='all').get(k, k).replace('_', '-') for k,v in others.items() if v]
+    if given: raise ValueError(f'--search takes --host, --project or --here, --reindex and dialog notebooks, not --{given[0]}')
+    if search is None and not reindex: raise ValueError('--here and --project narrow a search: give --search WORDS')
+    if search is None and (session or host or project or here):
+        raise ValueError('--reindex alone rebuilds the index; with --search it rebuilds it first')
+
+def _search_cli(session, search, host, project, here, reindex, others):
+    "`--search` and `--reindex`: what the search prints and its status (from Python: its text)"
+    try: _search_usage(session, search, host, project, here, reindex, others)
+    except ValueError as e:
+        if not is_cli(llmsurgery_compact): raise
+        return print(f'llmsurgery-compact: error: {e}', file=sys.stderr) or 2
+    dialogs = [session] if session else None
+    if is_cli(llmsurgery_compact): return _done(_searched(search, host, project, here, reindex, dialogs))
+    from llmsurgery.search import search_text, reindex as rebuild
+    if search is None: return rebuild()
+    return search_text(search, host, os.getcwd() if here else project, dialogs, reindex=reindex)[0]
 
 def _cli(session, kw, max_tokens, host, list_, run, version, recall=None):
     "The command line's run: its usage checked, then the version, the list, recall or the job; the exit status"

@@ -35,7 +35,8 @@ from .state import (state_facts, render_state, read_state, merge_facts, said_tex
 # %% ../nbs/08_document.ipynb #b6bbee48
 _plain = ("`***` separates user-led turns", "reopen the original transcript or source file first")
 _recall = ("`*** #N` opens a user-led turn at transcript message N", "reopen the source file or message: "
-           "`llmsurgery-compact <transcript> --show N` prints it, `--grep REGEX` searches")
+           "`llmsurgery-compact <transcript> --show N` prints it, `--grep REGEX` searches it, "
+           "`llmsurgery-compact --search WORDS` every session")
 _dlg_recall = ("`*** #_ID` opens the turn that prompt `_ID` ends", "reopen the dialog or message: `#_ID` is the id of "
                "the message below it, and `llmsurgery-compact <dialog> --show _ID` (the skill's `recall`) prints it "
                "whole, `--grep REGEX` searches")

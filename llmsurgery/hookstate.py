@@ -150,10 +150,11 @@ _lost_legend = _lost_intro + legend(True).partition('compacted. ')[2]
 state_share = 0.35   # the most of the host's cap the state takes before the document of what a summary loses is fitted
 
 def recall_line(path, cmd='llmsurgery-compact'):
-    "One line on how to recall the details of the transcript at `path` with the command `cmd`"
+    "One line on how to recall the details of the transcript at `path` with the command `cmd`, and what lies outside it"
     p = shlex.quote(str(path))
     return (f'To recall details: `{cmd} {p} --grep REGEX` lists the lines that match, each after its message\'s number; '
-            f'`{cmd} {p} --show N` prints message N whole.')
+            f'`{cmd} {p} --show N` prints message N whole; `{cmd} --search WORDS` finds messages in every session of '
+            'every host.')
 
 
 

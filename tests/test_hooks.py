@@ -294,7 +294,7 @@ from llmsurgery.hosts.base import host_named
 from llmsurgery.hooks import compact_command
 codex_host = host_named("codex")
 
-RECALL_END = 'prints message N whole.'
+RECALL_END = 'finds messages in every session of every host.'   # the recall line's end (hookstate.recall_line)
 
 def long_run(n=14):
     "Shell commands with long outputs (every fourth one failing), each first line naming itself"

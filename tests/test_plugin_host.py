@@ -132,6 +132,22 @@ def test_a_resumed_session(toy_venv, store):
     rc,out,err = run(toy_venv, store, cmd.split()[-1][:6], '--show', '2')   # by its id: its numbers go on from the original's
     assert rc==0 and out.startswith('#2\n§ Count the rows of data.csv §'), (out, err)
 
+def test_search_finds_its_sessions(toy_venv, store):
+    """`--search` reads the toy host's sessions through the registry: words from before and after its compaction, each
+    shown by `--show` of the hit; a session it adds later is found on the next search"""
+    env,work,src = store
+    rc,out,err = run(toy_venv, store, '--search', 'columns OR "rows of data.csv"', '--host', 'toy')
+    hits = out.splitlines()[:-1]
+    assert rc==0 and [h.split()[:2] for h in hits]==[['toy', '7a1c0000']]*len(hits), (out, err)
+    assert {h.split()[4] for h in hits} >= {'#2', '#7'} and 'columns' in out, out
+    rc,shown,err = run(toy_venv, store, '--show', '7', '7a1c0000')
+    assert rc==0 and shown.startswith('#7\n§ Now count its columns. §'), (shown, err)
+    new = src.parent/'7b2d0000.jsonl'
+    new.write_text(''.join(json.dumps(r)+'\n' for r in [dict(toy='session', id='7b2d0000', cwd=str(work)),
+                                                        dict(toy='say', who='user', text='Plot the wombat counts.')]))
+    rc,out,err = run(toy_venv, store, '--search', 'wombat')
+    assert rc==0 and out.splitlines()[0].split()[:2]==['toy', '7b2d0000'], (out, err)
+
 def test_a_host_is_named_in_its_own_module_only():
     "No module of the package names a host but its own (the package's docstring, which lists the modules, aside)"
     from llmsurgery.hosts.base import hosts

@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ex = ROOT/'examples'
 real = ROOT/'tests'/'data'/'claude-real'
 ENV = dict(os.environ)   # as the run began: importing pyskills under another HOME rewrites the venv's pyskills.pth to point there
-TOOLS = {'dialog_doc', 'dialog_copy', 'session_doc', 'recent_sessions', 'session_report', 'resume_session', 'recall'}
+TOOLS = {'dialog_doc', 'dialog_copy', 'session_doc', 'recent_sessions', 'session_report', 'resume_session', 'recall',
+         'search'}
 MARKS = ('`§ … §`', '`» … »`', '`python`', '`!`', '`▶`', '`>`', '`¶`', '`***`', '` … `')
 
 def description():
@@ -47,7 +48,7 @@ def test_doc():
 BUDGET_DOCS = dict(last_n='How many final messages to keep whole', user_toks='Token budget for a user message',
                    asst_toks='Token budget for assistant prose', call_toks='Token budget for a tool call', result_toks='Token budget for a tool result')
 
-@pytest.mark.parametrize('t', sorted(TOOLS - {'recent_sessions', 'recall'}))
+@pytest.mark.parametrize('t', sorted(TOOLS - {'recent_sessions', 'recall', 'search'}))   # the tools that compact
 def test_budgets_in_doc(t):
     "Each budgeted tool's `doc()` shows every budget it takes on its own line: typed, None by default, its doc comment naming the default"
     f,d = getattr(sk, t),pyskills.doc(getattr(sk, t))

@@ -82,6 +82,7 @@ class Host:
     hook_events = {}  # `{event: Hook or (Hook, ...)}`: the hooks llmsurgery installs
     tui_resume = None  # what a user types in its TUI to continue session `{id}` (None: the shell command)
     injects = ()  # openings of the texts it writes in a user's turn that nobody typed (`inject.is_injected`)
+    appends = False  # its logs only ever grow, line by line: `read(path, True, start=(offset, line))` reads one on
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

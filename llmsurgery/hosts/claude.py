@@ -30,6 +30,7 @@ class Claude(JsonlHost):
     home_var,home_dir = 'CLAUDE_CONFIG_DIR','.claude'
     session_env,tui_resume = 'CLAUDE_CODE_SESSION_ID','/resume {id}'
     mark,resume_cmd = b'compact_boundary',('claude', '--resume', '{id}')
+    appends = True  # a log is only ever added to
     hook_events = dict(SessionStart=Hook('state', 'compact', when=('source', 'compact')),
                        PreCompact=Hook('resume', 'manual', when=('custom_instructions', 'llmsurgery')))
 

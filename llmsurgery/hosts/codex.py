@@ -35,6 +35,7 @@ class Codex(JsonlHost):
     home_var,home_dir = 'CODEX_HOME','.codex'
     session_env,tui_resume = 'CODEX_THREAD_ID','/resume {id}'
     mark,resume_cmd,dir_mode = b'"compacted"',('codex', 'resume', '{id}'),0o777
+    appends = True  # a rollout is only ever added to
     hook_events = dict(SessionStart=Hook('state', 'compact', when=('source', 'compact')),
                        UserPromptSubmit=Hook('resume', when=('prompt', cx_compact_prompt)))
 
