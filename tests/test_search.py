@@ -54,12 +54,31 @@ def oc_store(src):
     (d := host_named('opencode').home()).mkdir(parents=True)
     shutil.copyfile(src, d/'opencode.db')
 
+def pi_session(src):
+    "A copy of Pi session file `src` in its store, in the folder of the directory its header names"
+    d = host_named('pi').project_dir(json.loads(src.read_text().splitlines()[0])['cwd'])
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, d/src.name)
+
+def qw_session(src):
+    "A copy of Qwen Code session file `src` in its store, in the folder of the directory its first record names"
+    first = json.loads(src.read_text().splitlines()[0])
+    (d := host_named('qwen').chats(first['cwd'])).mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, d/f"{first['sessionId']}.jsonl")
+
+def cp_session(src):
+    "A copy of Copilot CLI session folder `src` (its `events.jsonl` and the rest) in its store"
+    shutil.copytree(src, host_named('copilot').home()/'session-state'/src.name)
+
 PLACE = {   # the genuine sessions of each host tests/data holds, put where the host keeps them
     'claude': lambda: [cc_session(f, f.stem if f.parent==REAL and '-' in f.stem else None)
                        for f in (REAL/f'{REAL_ID}.jsonl', REAL/'tool_heavy.jsonl', *sorted(GENUINE.glob('claude_*.jsonl')))],
     'codex': lambda: [cx_session(f) for f in sorted(GENUINE.glob('codex_*.jsonl'))],
     'gemini': lambda: gm_session(DATA/'gemini'/'gemini_compressed.jsonl'),
-    'opencode': lambda: oc_store(GENUINE/'opencode.db')}
+    'opencode': lambda: oc_store(GENUINE/'opencode.db'),
+    'pi': lambda: [pi_session(f) for f in sorted((GENUINE/'pi').glob('*.jsonl'))],
+    'qwen': lambda: [qw_session(f) for f in sorted((GENUINE/'qwen').glob('*.jsonl'))],
+    'copilot': lambda: [cp_session(d) for d in sorted((GENUINE/'copilot').glob('*/*')) if d.is_dir()]}
 
 def written_word(name): return f'quokka{name}'   # a word only the session llmsurgery writes for host `name` holds
 
@@ -181,7 +200,8 @@ def test_narrowed_to_a_directory_and_a_host(shared):
     home,env,_,_ = shared
     rc,out,err = cli(env, '--search', 'notes.txt', '--project', WORK)
     assert rc==0 and {l.split()[0] for l in out.splitlines()[:-1]} == {'claude', 'codex'}
-    rc,out,err = cli(env, '--search', 'notes.txt', '--here', cwd=home)
+    (away := home.parent/'elsewhere').mkdir(exist_ok=True)   # no session of any host ran here
+    rc,out,err = cli(env, '--search', 'notes.txt', '--here', cwd=away)
     assert (rc, out) == (1, '') and err.startswith('no message of any session matches')
     rc,out,err = cli(env, '--search', 'notes.txt', '--host', 'codex')
     assert rc==0 and {l.split()[0] for l in out.splitlines()[:-1]} == {'codex'}
