@@ -34,7 +34,8 @@ cp_tag = '"session.compaction_complete"'   # what the line of each compaction Co
 
 class Copilot(JsonlHost):
     "GitHub Copilot CLI, checked against its client (1.0.102)"
-    name,label,home_var,home_dir = 'copilot','GitHub Copilot CLI','COPILOT_HOME','.copilot'
+    name,label = 'copilot','GitHub Copilot CLI'
+    home_var,home_dir = 'COPILOT_HOME','.copilot'
     session_env,tui_resume = 'COPILOT_AGENT_SESSION_ID','/resume {id}'
     mark,resume_cmd = cp_tag.encode(),('copilot', '--resume={id}')
     hook_events = dict(sessionStart=Hook('state', when=('source', 'resume'), new=cp_tag),

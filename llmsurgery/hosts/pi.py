@@ -34,7 +34,8 @@ pi_custom_head,pi_note_head = '[Pi extension message','[Pi: '   # what Pi writes
 
 class Pi(JsonlHost):
     "Pi, checked against its client (0.73.1)"
-    name,label,home_var,home_dir = 'pi','Pi','PI_CODING_AGENT_DIR','.pi/agent'
+    name,label = 'pi','Pi'
+    home_var,home_dir = 'PI_CODING_AGENT_DIR','.pi/agent'
     session_env,resume_cmd = 'LLMSURGERY_PI_SESSION',('pi', '--session', '{id}')
     file_mode,dir_mode = None,0o777   # as Pi makes them: 0644 and 0755 under the usual umask
     hook_events = {pi_event: Hook('compact')}
