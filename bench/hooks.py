@@ -1,4 +1,4 @@
-"""How fast llmsurgery's SessionStart(compact) hook is on real sessions, and where its time goes (issue 20: at most 0.5 s).
+"""How fast llmsurgery's SessionStart(compact) hook is on real sessions, and where its time goes (the goal: at most 0.5 s).
 
 Run: `.venv/bin/python bench/hooks.py [--reps 5] [--grow 1 10 40]`. Not part of the test suite.
 For each real Claude Code session (tests/data/claude-real/, else ../shared/data/claude-real/) it runs the hook as the

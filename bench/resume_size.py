@@ -9,7 +9,7 @@ from pathlib import Path
 root = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(root/'tests'))
 from hostkit import install_hosts, sandbox_env, AnthropicMock, run_claude, text
-from llmsurgery import claude
+from llmsurgery.hosts.claude import project_dirname
 from llmsurgery.toks import len_toks
 
 SRC = root/'tests'/'data'/'claude-real'/'258c7280-ae70-4798-800f-63464d01a85d.jsonl'
@@ -30,7 +30,7 @@ def main(src=SRC, *opts):
     with tempfile.TemporaryDirectory(prefix='resume-size-') as d:
         d = Path(d); home, work = d/'home', d/'work'; work.mkdir()
         env = sandbox_env(home)
-        proj = home/'.claude'/'projects'/claude.project_dirname(work.resolve()); proj.mkdir(parents=True)
+        proj = home/'.claude'/'projects'/project_dirname(work.resolve()); proj.mkdir(parents=True)
         copy = proj/Path(src).name; shutil.copyfile(src, copy)
         h = hashlib.sha256(copy.read_bytes()).hexdigest()
         p = subprocess.run([str(Path(sys.executable).parent/'llmsurgery-compact'), '--resume', *opts], cwd=work, env=env,
