@@ -4,7 +4,7 @@ branch left by `/tree`) read as Pi replays them; `--resume` and `--to pi` write 
 the document, and `--to claude` continues a Pi session in Claude Code; with the extension installed, Pi's automatic
 compaction and `/compact` are llmsurgery's document with no model call, the agent's shell names its session, and a
 failing or slow llmsurgery leaves Pi to compact as it would. A 3 MB session is compacted through the extension."""
-import json, os, re, resource, shutil, subprocess, time
+import json, os, re, shutil, subprocess
 from pathlib import Path
 import pytest
 from hostkit import EXE, text, sha, one_turn, run_claude, AnthropicMock, claude_sessions, request_with
@@ -303,9 +303,9 @@ def test_the_hook_job_reads_only_a_regular_file(tmp_path):
 
 REAL = Path(__file__).parent/'data'/'claude-real'
 
-def test_a_3mb_session_compacts_within_a_second(pi, tmp_path):
-    """A 3 MB session shaped as Pi writes them: the extension's job takes under a second of processor time, and
-    `/compact` through it writes the document with no model call (bench/pi_compaction.py times it end to end)"""
+def test_a_3mb_session_compacts_through_the_extension(pi, tmp_path):
+    """A 3 MB session shaped as Pi writes them: the extension's job gives a document within Pi's cap, and `/compact`
+    through it writes the document with no model call (bench/pi_compaction.py times it beside Pi's own)"""
     home,cwd = tmp_path/'home',tmp_path/'work'
     cwd.mkdir()
     msgs = [m for f in ('258c7280-ae70-4798-800f-63464d01a85d.jsonl', '8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl')
@@ -315,15 +315,10 @@ def test_a_3mb_session_compacts_within_a_second(pi, tmp_path):
                first_kept_entry_id=pi_cut(lines), leaf_id=json.loads(lines[-1])['id'], context_window=200_000,
                reserve_tokens=16_384)
     (tmp_path/'big.jsonl').write_text(''.join(lines))
-    took = []
-    for _ in range(2):   # the job as the extension runs it: its processor time (a busy machine stretches the wall's)
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        p = subprocess.run(hook_command('pi'), shell=True, input=json.dumps(inp), capture_output=True, text=True,
-                           env=pi_env(home), timeout=60)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        took.append(r1.ru_utime-r0.ru_utime+r1.ru_stime-r0.ru_stime)
+    p = subprocess.run(hook_command('pi'), shell=True, input=json.dumps(inp), capture_output=True, text=True,
+                       env=pi_env(home), timeout=60)   # the job as the extension runs it
     got = json.loads(p.stdout)
-    assert min(took)<1.2 and got['tokens']<=got['budget']==13_107, (took, got['tokens'])   # 0.8-0.9 s measured
+    assert got['tokens']<=got['budget']==13_107 and split_compaction(got['summary']), got['tokens']
     rc,out,err = cli(home, cwd, '--install-hooks', 'pi')
     f = agent_dir(home)/'sessions'/'big.jsonl'
     f.parent.mkdir(parents=True)
@@ -332,9 +327,7 @@ def test_a_3mb_session_compacts_within_a_second(pi, tmp_path):
         pi_config(home, s, context=200_000, cwd=cwd)
         with PiRpc(pi, home, cwd, '--session', str(f)) as rpc:
             rpc.send(dict(type='get_state'), timeout=120)
-            t0 = time.perf_counter()
             r = rpc.send(dict(type='compact'), timeout=120)
-            through = time.perf_counter()-t0
     comp, = compactions(f)
-    assert r['success'] and comp['fromHook'] and s.model_requests()==[] and through<10, (through, r)   # ~1 s when quiet
+    assert r['success'] and comp['fromHook'] and s.model_requests()==[], r   # in the extension's time: no fallback
     assert len(f.read_bytes())>3_000_000 and split_compaction(comp['summary'])
