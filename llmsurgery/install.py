@@ -14,8 +14,9 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 # %% auto #0
 __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_file', 'hook_group', 'hook_groups',
            'without_ours', 'with_ours', 'json_text', 'record_path', 'file_bytes', 'note_change', 'restore',
-           'same_but_own', 'kept_record', 'plugin_when', 'is_our_plugin', 'install_plugin', 'uninstall_plugin',
-           'hook_hosts', 'hook_host', 'merge_hooks', 'install_hooks', 'unmerge_hooks', 'uninstall_hooks']
+           'same_but_own', 'kept_record', 'events_said', 'plugin_when', 'is_our_plugin', 'install_plugin',
+           'uninstall_plugin', 'hook_hosts', 'hook_host', 'merge_hooks', 'install_hooks', 'unmerge_hooks',
+           'uninstall_hooks']
 
 # %% ../nbs/17a_install.ipynb #d136d730
 import base64, hashlib, json, re, shlex, sys
@@ -152,11 +153,15 @@ def _write_record(path, rec):
     atomic_write(path, json.dumps(rec, indent=1)+'\n')
 
 # %% ../nbs/17a_install.ipynb #a7d2e601
+def events_said(host):
+    "The events llmsurgery's hooks run on in `host`, in words: each with its matcher, if it has one"
+    return ', '.join(f'{e} ({m})' if m else e for e,m in ((e, host.event_hooks(e)[0].matcher) for e in host.hook_events))
+
 def plugin_when(host):
-    "When llmsurgery's plugin runs in `host`, in words: as its compactor (the hook's job `compact`), or after each one"
+    "When llmsurgery's plugin runs in `host`, in words: as its compactor (the hook's job `compact`), or on its events"
     if any(h.job=='compact' for ev in host.hook_events for h in host.event_hooks(ev)):
         return "as its compactor: each compaction is llmsurgery's document, with no model call"
-    return 'after each compaction'
+    return f'on {events_said(host)}'
 
 # %% ../nbs/17a_install.ipynb #5ff14320
 plugin_mark = "llmsurgery's plugin"   # every plugin llmsurgery writes holds it, in a comment, in its first two lines
@@ -224,8 +229,7 @@ def merge_hooks(host):
         atomic_write(path, text)
     lines = _trust(host, path, [g['hooks'][0]['command'] for g in hook_groups(host).values()], rec)
     _write_record(rp, rec)
-    evs = ', '.join(f'{e} ({m})' if m else e for e,m in ((e, host.event_hooks(e)[0].matcher) for e in host.hook_events))
-    return [f"llmsurgery's hooks for {host.label} are in {path}: {evs}, running {cmd}", *lines]
+    return [f"llmsurgery's hooks for {host.label} are in {path}: {events_said(host)}, running {cmd}", *lines]
 
 def install_hooks(name):
     "Install llmsurgery's hooks in host `name`: merged into its hooks file, its plugin written, as it takes them: lines"

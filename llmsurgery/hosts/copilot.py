@@ -347,7 +347,7 @@ def hook_fills(self:Copilot, event):
     return dict(hook_event_name=event, session_id='{sessionId}',
                 transcript_path=str(self.home()/'session-state'/'{sessionId}'/'events.jsonl'))
 
-_cp_mark = ("// llmsurgery's plugin for GitHub Copilot CLI: `llmsurgery-compact --install-hooks copilot` wrote this "
+_cp_mark = ("llmsurgery's plugin for GitHub Copilot CLI: `llmsurgery-compact --install-hooks copilot` wrote this "
             "file, `--uninstall-hooks copilot` removes it")
 
 @patch

@@ -52,12 +52,12 @@ def owns(self:Pi, r):
     return 2 if (t in pi_types and 'parentId' in r) or (t=='session' and 'version' in r and 'cwd' in r) else 0
 
 # %% ../../nbs/14e_pi.ipynb #68b3ec73
-pi_tools = dict(bash='Bash', edit='Edit', write='Write')   # Pi's tools named as the other hosts name the same act
+pi_tools = dict(bash='Bash', edit='Edit', write='Write', read='Read')   # Pi's tools named as the other hosts name the same act
 
 def pi_call(cid, name, args):
-    "A `ToolUse` for a Pi tool call: a shell call `Bash`; an edit or write `Edit`/`Write`, its `path` as `file_path`"
+    "A `ToolUse` for a Pi tool call: a shell call `Bash`; an edit, write or read `Edit`/`Write`/`Read`: `file_path`"
     args = args if isinstance(args, dict) else {'raw': args}
-    if name in ('edit', 'write') and isinstance(args.get('path'), str):
+    if name in pi_tools and name!='bash' and isinstance(args.get('path'), str):
         args = {'file_path': args['path'], **{k:v for k,v in args.items() if k!='path'}}
     return mk_obj(ToolUse, id=cid, name=pi_tools.get(name, name), arguments=args)
 
