@@ -19,7 +19,7 @@ $(STAMP):
 demo: $(STAMP)  ## compact the bundled long Claude Code session to 12,000 tokens; the document on stdout, the report on stderr
 	@$(BIN)/llmsurgery-compact $(EXAMPLE) --max-tokens 12000 --report
 
-test: $(STAMP)  ## the whole test suite, as CI runs it: about 5 min on 2 idle cores; the first run installs the host CLIs from npm (about 1.2 GB, into ~/.cache/llmsurgery/hosts)
+test: $(STAMP)  ## the whole test suite, as CI runs it: about 5 min on 2 idle cores; the first run installs the host CLIs from npm (about 2 GB, into ~/.cache/llmsurgery/hosts)
 	@PATH=$(CURDIR)/$(BIN):$$PATH sh tools/test.sh
 
 docs: $(STAMP)  ## run nbdev's docs processors on every notebook into _proc/, as the deploy workflow does (rendering needs Quarto: nbdev-docs)

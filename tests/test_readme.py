@@ -63,14 +63,15 @@ def test_spec_mk_msg_is_aidialogs():
 # The commands of the README and of the pages beside it (`nbs/00N*`) run as a user runs them after the README's install:
 # in the clone (`~/llmsurgery`, holding the examples), with a fresh home, no host's variable set, and the tool's own
 # Python. What differs from one machine or run to the next is masked on both sides: the home as `~` (and as Claude Code
-# names a project folder in it), this venv's bin as the one `uv tool install` makes, a new session's id, a date and
-# time, a listed session's size; and a document's size, which the absolute path of the transcript it names moves by a
-# token or two, within 1%.
+# and Pi name a project folder in it), this venv's bin as the one `uv tool install` makes, a new session's id (and the
+# start of it a search hit shows), a date and time, a listed session's size; and a document's size, which the absolute
+# path of the transcript it names moves by a token or two, within 1%.
 uv_bin = '~/.local/share/uv/tools/llmsurgery/bin'
-_masks = [(re.compile(r'\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b'), '<id>'),
+_masks = [(re.compile(r'(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b'), '<id>'),
           (re.compile(r'(?<=-)[0-9a-f]{8}(?=\.jsonl)'), '<id>'),   # Gemini CLI names a session's file by its id's start
           (re.compile(r'\d{4}([/-])\d\d\1\d\d'), '<date>'),
-          (re.compile(r'T\d\d-\d\d(?:-\d\d)?|\b\d\d:\d\d\b'), '<time>'),
+          (re.compile(r'T\d\d-\d\d(?:-\d\d(?:-\d{3}Z)?)?|\b\d\d:\d\d\b'), '<time>'),   # Pi's has milliseconds
+          (re.compile(r'(?m)^(\w+  +)[0-9a-f]{8}(?=  )|(--show \d+ )[0-9a-f]{8}\b'), r'\1\2<id>'),   # a search hit's
           (re.compile(r'\b\d+(?:\.\d+)?[kMG]?B\b'), '<bytes>')]   # a listed session's size: its document names the path
 _size = re.compile(r'-> ([\d,]+) tokens \(ratio [\d.]+\)')
 
@@ -82,10 +83,11 @@ def masked(s):
 def sizes(s): return [int(m[1].replace(',', '')) for m in _size.finditer(s)]
 
 def clone_home(tmp):
-    "A fresh home holding the clone's examples in `~/llmsurgery`"
+    "A fresh home holding the clone's examples and genuine sessions in `~/llmsurgery`"
     home = tmp/'home'
     (home/'llmsurgery'/'examples').mkdir(parents=True)
     for f in (root/'examples').glob('*.jsonl'): shutil.copy2(f, home/'llmsurgery'/'examples'/f.name)
+    shutil.copytree(root/'tests'/'data'/'genuine', home/'llmsurgery'/'tests'/'data'/'genuine')
     return home
 
 def run_sh(script, home):
@@ -95,8 +97,9 @@ def run_sh(script, home):
                        stderr=subprocess.STDOUT, text=True, timeout=300)
     assert p.returncode == 0, (script, p.stdout)
     out = p.stdout.replace(f'{exe.parent}/', f'{uv_bin}/')
-    for h in {str(home.resolve()), str(home)}:   # and as Claude Code names a project's folder
+    for h in {str(home.resolve()), str(home)}:   # and as Claude Code, then Pi, name a project's folder
         out = out.replace(h, '~').replace(re.sub(r'[^A-Za-z0-9]', '-', h), '-home-you')
+        out = out.replace(h.lstrip('/').replace('/', '-'), 'home-you')
     return out
 
 def md_of(path):
