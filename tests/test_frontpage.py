@@ -2,16 +2,13 @@
 commit hash or history of the work in the README, the pages, the notebooks' prose or the modules' docstrings; and
 each notebook shows what its examples do.
 
-Each finding names its place (file, cell id or function). The README and the pages beside it (`nbs/index.ipynb`,
-`nbs/00N*.ipynb`) must pass; another notebook or module that fails is an expected failure naming its places, so that
-the notebooks others are editing can be cleaned after they land (`pytest -rx tests/test_frontpage.py` lists them)."""
+Each finding names its place (file, cell id or function): the README, every notebook and every module must pass."""
 import ast, json, re, subprocess
 from pathlib import Path
 import pytest
 
 root = Path(__file__).resolve().parent.parent
 nbs = sorted((root/'nbs').glob('*.ipynb'))
-pages = [root/'nbs'/'index.ipynb', *sorted((root/'nbs').glob('00[0-9]*.ipynb'))]   # the README's notebook and the pages
 mods = sorted((root/'llmsurgery').rglob('*.py'))
 
 def test_readme_is_short():
@@ -78,14 +75,8 @@ def test_history_is_found():
         head = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, cwd=root).stdout.strip()
         assert history(f'as of {head[:7]}') == [('commit', head[:7], 6)]
 
-def _ours(p): return p == root/'README.md' or p in pages
-def _case(p, found):
-    "A test case for file `p`: an expected failure naming `found` when it is not the README or one of its pages"
-    if _ours(p) or not found: return p
-    return pytest.param(p, marks=pytest.mark.xfail(strict=False, reason='; '.join(f'{w}: {w2}' for w,_,w2 in found)))
-
 _texts = [root/'README.md', *nbs, *mods]
-@pytest.mark.parametrize('path', [_case(p, places(p)) for p in _texts], ids=[str(p.relative_to(root)) for p in _texts])
+@pytest.mark.parametrize('path', _texts, ids=[str(p.relative_to(root)) for p in _texts])
 def test_no_history(path):
     found = places(path)
     assert not found, '\n'.join(f'{where}: {kind} {what!r}' for where,kind,what in found)
@@ -118,12 +109,7 @@ def test_examples_are_counted():
                                    ('# a note', []), ('f()', [{'output_type': 'stream'}]), ('test_eq(1, 1)', []))))
         assert examples(p) == (1, 2)
 
-def _out_case(p):
-    shown,n = examples(p)
-    if p in pages or not n or shown >= .6*n: return p
-    return pytest.param(p, marks=pytest.mark.xfail(strict=False, reason=f'{shown} of {n} example cells show an output'))
-
-@pytest.mark.parametrize('path', [_out_case(p) for p in nbs], ids=[p.name for p in nbs])
+@pytest.mark.parametrize('path', nbs, ids=[p.name for p in nbs])
 def test_examples_show_outputs(path):
     shown,n = examples(path)
     assert not n or shown >= .6*n, f'{path.name}: {shown} of {n} example cells show an output (at least 60% must)'
