@@ -65,7 +65,8 @@ def test_spec_mk_msg_is_aidialogs():
 # Python. What differs from one machine or run to the next is masked on both sides: the home as `~` (and as Claude Code
 # and Pi name a project folder in it), this venv's bin as the one `uv tool install` makes, a new session's id (and the
 # start of it a search hit shows), a date and time, a listed session's size; and a document's size, which the absolute
-# path of the transcript it names moves by a token or two, within 1%.
+# path of the transcript it names (in a temporary folder of random name, several times) moves by up to a dozen tokens,
+# or 1% of a larger one.
 uv_bin = '~/.local/share/uv/tools/llmsurgery/bin'
 _masks = [(re.compile(r'(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b'), '<id>'),
           (re.compile(r'(?<=-)[0-9a-f]{8}(?=\.jsonl)'), '<id>'),   # Gemini CLI names a session's file by its id's start
@@ -122,7 +123,7 @@ def test_commands_run_as_printed(page):
 def same_output(got, shown):
     "Is what a command printed, `got`, what a page shows, but for what differs between runs?"
     return (masked(got.rstrip('\n')) == masked(shown.rstrip('\n'))
-            and all(abs(a-b) <= max(5, b//100) for a,b in zip(sizes(got), sizes(shown))))
+            and all(abs(a-b) <= max(12, b//100) for a,b in zip(sizes(got), sizes(shown))))
 
 def _run_page(page, home):
     checked = 0
