@@ -56,8 +56,9 @@ def failure_line(name, inp, e):
     tb = traceback.extract_tb(e.__traceback__)
     at = f' at {Path(tb[-1].filename).name}:{tb[-1].lineno}' if tb else ''
     said = ' '.join(f'{type(e).__name__}: {e}'.split())
-    from llmsurgery.jsonl import timestamp_now   # only on a failure: jsonl imports the messages' types
-    return f"{timestamp_now()} {name} {inp.get('hook_event_name')} {inp.get('session_id')}: {said}{at}\n"
+    now = time.time()   # as the hosts stamp their records, with nothing imported that could fail in turn
+    stamp = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(now)) + f'.{int(now%1*1000):03d}Z'
+    return f"{stamp} {name} {inp.get('hook_event_name')} {inp.get('session_id')}: {said}{at}\n"
 
 def log_failure(line, log=None):
     "Append `line` to the hooks' log; never raises"
@@ -157,7 +158,8 @@ def run_hook(name, src, out, err, log=None, gate=()):
         return _jobs[job](host, inp, out, err) if job else 0
     except BaseException as e:   # never hurt the host: add nothing, let it go on, say why in the log
         set_deadline(0)
-        log_failure(failure_line(name, inp, e), log)
+        try: log_failure(failure_line(name, inp, e), log)
+        except BaseException: pass   # a failure to say why is not the host's either
         return 0
     finally: set_deadline(0)
 

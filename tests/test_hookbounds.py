@@ -136,3 +136,14 @@ def test_a_transcript_still_being_written_gives_its_state(tmp_path):
     said = json.loads(out)['hookSpecificOutput']['additionalContext']
     assert "llmsurgery's state" in said and wrote[0] > 0
     assert secs < job_timeouts['state']
+
+def test_a_broken_install_still_exits_0_and_says_why(tmp_path):
+    "A package the job imports fails to import (a partial install): the hook exits 0, prints nothing, logs one line"
+    (broken := tmp_path/'broken'/'aidialog').mkdir(parents=True)
+    (broken/'__init__.py').write_text('raise ImportError("aidialog is half installed")\n')
+    event = state_event('claude', DATA/'claude-real'/'short.jsonl')
+    env = dict(sandbox_env(tmp_path), PYTHONPATH=str(broken.parent))
+    p = subprocess.run(hook_argv('claude', event), input=json.dumps(event).encode(), capture_output=True, env=env, timeout=60)
+    log = (tmp_path/'.local/state/llmsurgery/hooks.log').read_text().splitlines()
+    assert (p.returncode, p.stdout, p.stderr) == (0, b'', b''), p.stderr[-2000:]
+    assert len(log) == 1 and 'aidialog is half installed' in log[0], log

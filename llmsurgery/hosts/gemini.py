@@ -14,7 +14,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/gemini.html.md"""
 __all__ = ['gm_compact_prompt', 'gm_snapshot_tag', 'gm_types', 'gm_notes', 'gm_tools', 'gm_ack', 'Gemini', 'gm_text', 'gm_output',
            'gm_response_text', 'gm_call', 'gm_result', 'gm_user', 'gm_reply', 'gm_is_ack', 'gm_summary_ids',
            'gm_boundary', 'GmLog', 'gm_key', 'gm_replay', 'gm_summary_msg', 'gm_projects', 'gm_is_stray', 'gm_slugify',
-           'gm_claim_slug', 'gm_resume_records', 'gm_log_name', 'gm_last_snapshot', 'gm_new_compression']
+           'gm_projects_file', 'gm_claim_slug', 'gm_resume_records', 'gm_log_name', 'gm_last_snapshot',
+           'gm_new_compression']
 
 # %% ../../nbs/14c_gemini.ipynb #9d641e15
 import hashlib, json, os, re, uuid
@@ -396,14 +397,26 @@ def _gm_free_slug(base, cwd, ps, home):
         if slug not in ps.values() and _gm_owner(home/'tmp'/slug) in (None, cwd): return slug
         n += 1
 
+def gm_projects_file(home):
+    "The whole `projects.json` of store `home` (`{'projects': {}}` when there is none); ValueError when it is not Gemini's"
+    p = Path(home)/'projects.json'
+    try: d = json.loads(p.read_text(encoding='utf-8'))
+    except FileNotFoundError: return dict(projects={})
+    except (OSError, ValueError) as e: raise ValueError(f'{p}: unreadable ({e}); left as it is') from None
+    if not isinstance(d, dict) or not isinstance(d.setdefault('projects', {}), dict):
+        raise ValueError(f"{p}: not the projects file Gemini CLI writes; left as it is")
+    return d
+
 def gm_claim_slug(cwd, home):
-    "The slug of project `cwd` in store `home`: its own in `projects.json`, else a new one, recorded as Gemini does"
+    "The slug of project `cwd` in store `home`: its own in `projects.json`, else a new one, added as Gemini adds one"
     home,cwd = Path(home),os.path.realpath(cwd)
-    ps = gm_projects(home)
+    d = gm_projects_file(home)
+    ps = {k:v for k,v in d['projects'].items() if isinstance(v, str)}
     if cwd in ps: return ps[cwd]
     slug = _gm_free_slug(gm_slugify(os.path.basename(cwd) or 'project'), cwd, ps, home)
     home.mkdir(parents=True, exist_ok=True)
-    atomic_write(home/'projects.json', json.dumps(dict(projects=ps|{cwd: slug}), indent=2)+'\n')
+    d['projects'][cwd] = slug   # the rest of the file as it was
+    atomic_write(home/'projects.json', json.dumps(d, indent=2)+'\n')
     (home/'tmp'/slug).mkdir(parents=True, exist_ok=True)
     if _gm_owner(home/'tmp'/slug) is None: atomic_write(home/'tmp'/slug/'.project_root', cwd)
     return slug
