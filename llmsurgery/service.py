@@ -11,11 +11,11 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/service.html.md"""
 
 # %% auto #0
 __all__ = ['default_max_toks', 'given_path', 'existing_file', 'session_at', 'output_path', 'read_earlier', 'doc_target',
-           'Compaction', 'read_checked', 'Job', 'with_opening_doc', 'compaction', 'check_job', 'gc_paused',
-           'compact_session']
+           'Compaction', 'read_checked', 'Job', 'with_opening_doc', 'moved_note', 'compaction', 'check_job',
+           'gc_paused', 'compact_session']
 
 # %% ../nbs/16_service.ipynb #a1bb0d68
-import gc, warnings
+import gc, os, warnings
 from contextlib import contextmanager
 from functools import singledispatch
 from pathlib import Path
@@ -123,6 +123,12 @@ def with_opening_doc(s):
     s.msgs,s.nums = [m, *s.msgs],[n, *s.nums]
     return s
 
+def moved_note(s, new):
+    "A line when continuation `new` runs elsewhere than session `s` ran, a folder not here (none when it is)"
+    ran = s.cwd if isinstance(s.cwd, str) else None
+    if not new or not ran or os.path.isdir(ran): return []
+    return [f'note: {ran}, where the session ran, is no folder here: the continuation runs in {new[1].cwd}']
+
 @singledispatch
 def compaction(s:Session, job):
     "The `Compaction` of `job` on session `s`: a transcript's continuation document, and maybe a new session"
@@ -132,8 +138,9 @@ def compaction(s:Session, job):
     chain = [(p,n) for p,n in s.chain if not same_session(p, path_text(here))]
     doc = continuation_doc(s.msgs, here, cwd=s.cwd, task=s.task, nums=s.nums, chain=chain, **job.doc_kw)
     r = compaction_report(doc, exact=job.table, host_toks=s.host_toks, host=s.host)
+    if job.resume and not s.msgs: raise ValueError(f'{job.path}: no message to continue from; no session written')
     new = write_resume(s, doc.text, job.cwd, job.to) if job.resume else None
-    return Compaction(doc.text, _report_lines(doc, r, job.table), r, new)
+    return Compaction(doc.text, _report_lines(doc, r, job.table) + moved_note(s, new), r, new)
 
 @compaction.register
 def _(s:DialogSession, job):

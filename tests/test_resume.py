@@ -3,11 +3,13 @@ the host resumes the NEW session it writes with the document as the model's firs
 replaced; the host appends to that session; compacting it again keeps the earlier document verbatim; the original
 session is byte-identical throughout. Where npm cannot install the clients the tests fail (`install_hosts` raises)."""
 import json, stat
+from pathlib import Path
 from hostkit import (sha, compact_in, AnthropicMock, ResponsesMock, run_claude, run_codex, bash, exec_command,
                      text, claude_sessions, codex_rollouts, read_jsonl)
 from llmsurgery.sessions import read_session
 from llmsurgery.document import compact_body
 
+DATA = Path(__file__).parent/'data'
 MARK = 'MID-MARK-7093'   # printed in the middle of a 16 KB tool result; the command that prints it does not hold it whole
 BULK = "python3 -c \"print('a ' * 4000 + 'MID' + '-MARK-7093 ' + 'b ' * 4000)\""
 ECHOES = ['echo two', 'echo three', 'echo four']   # later calls, so the bulk result is not among the last messages kept whole
@@ -106,3 +108,21 @@ def test_codex_resume(hosts, tmp_path):
         rc, out, err = run_codex(cx, home, work, 'SECOND-PROMPT', s, 'resume', new2)
     assert rc == 0 and s.model_requests()[0]['body']['input'][0]['content'][0]['text'] == doc2, err
     assert sha(src) == h and sha(f) == h_new
+
+def test_nothing_to_continue_from_writes_nothing(tmp_path):
+    "A session with no message (a Pi header alone): --resume is refused in one line, and no session is written"
+    home, work = tmp_path/'home', tmp_path/'work'; work.mkdir()
+    (f := tmp_path/'header.jsonl').write_text(open(DATA/'genuine'/'pi'/'pi_work.jsonl').readline())
+    rc, out, err = compact_in(home, work, f, '--resume', '--to', 'claude')
+    assert (rc, out) == (2, '') and err.strip().endswith('no message to continue from; no session written'), err
+    assert not (home/'.claude').exists()
+
+def test_a_continuation_moved_here_says_so(tmp_path):
+    "A session that ran in a folder this machine lacks continues here, and one line says where"
+    home, work = tmp_path/'home', tmp_path/'work'; work.mkdir()
+    rc, out, err = compact_in(home, work, DATA/'claude-real'/'short.jsonl', '--to', 'codex')
+    ran = read_session(DATA/'claude-real'/'short.jsonl').cwd
+    assert rc == 0 and f'note: {ran}, where the session ran, is no folder here: the continuation runs in {work.resolve()}' in err
+    (there := tmp_path/'there.jsonl').write_text((DATA/'claude-real'/'short.jsonl').read_text().replace(ran, str(work)))
+    rc, out, err = compact_in(home, work, there, '--to', 'codex')   # where it ran is here: nothing to say
+    assert rc == 0 and 'note:' not in err, err
