@@ -178,6 +178,14 @@ _cp_readers = {
     'hook.end': lambda d, rd: rd.res.set_aside([cp_hook_note(d)]),
     **{t: _cp_note(k) for t,k in cp_notes.items()}}
 
+def _cp_error(d, rd):
+    "A model call that failed (`errorType` query) stands in the conversation where its reply would; other errors aside"
+    if d.get('errorType')!='query': return _cp_note('error')(d, rd)
+    said = ' '.join(str(d.get('message') or '').split())
+    rd.res.add([Msg('assistant', [Text(f'[{Copilot.label}: the model call failed: {said}]')])])
+
+_cp_readers['session.error'] = _cp_error
+
 # %% ../../nbs/14f_copilot.ipynb #14e75cd1
 def cp_read(res, lines):
     "The `CpRead` of a Copilot transcript's `lines` read into `res` (a `LogMsgs`)"
