@@ -28,7 +28,6 @@ from .docstyle import DocStyle, pair_results, is_error_result
 from .document import legend, continuation_doc, doc_chain, same_session, path_text
 from .par import forked
 from .sessions import opening_doc, chain_numbers
-from .hosts.base import is_ref
 from .service import compact_session
 from .hosts.base import is_ref, hook_size
 

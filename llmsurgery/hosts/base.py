@@ -446,7 +446,7 @@ class JsonlHost(Host):
         "The `LogMsgs` of a log's `lines` (str or bytes), numbered from `start`: after its last compaction, or `whole`"
         raise NotImplementedError(f'{self.label}: no reader')
     def read(self, path, whole=False, sidechains=False, progress=noop, start=None):
-        return read_log(path, self, whole, sidechains, progress, start)
+        return read_log(path, self, whole, sidechains, progress, start or self.read_start(path, whole))
     def read_start(self, path, whole=False): return log_start(path, self, whole)
     def read_head(self, path): return self.read_lines(log_head(path), whole=True)
     def compacted_part(self, path):

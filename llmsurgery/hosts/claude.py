@@ -21,7 +21,7 @@ from fastcore.basics import first, patch
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult
 from ..inject import *
 from ..jsonl import *
-from .base import JsonlHost, Hook, host_named
+from .base import JsonlHost, Hook
 
 # %% ../../nbs/14a_claude.ipynb #7ea51b95
 class Claude(JsonlHost):

@@ -24,7 +24,7 @@ from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult, InputImage, data_
 from ..inject import *
 from ..jsonl import *
 from ..files import atomic_write, regular_size
-from .base import JsonlHost, Hook, host_named, first_record, uuid7
+from .base import JsonlHost, Hook, first_record, uuid7
 
 # %% ../../nbs/14b_codex.ipynb #714a9734
 cx_compact_prompt = '/compact llmsurgery'   # the TUI submits it as a prompt, which a UserPromptSubmit hook can block

@@ -19,13 +19,13 @@ __all__ = ['cp_version', 'cp_compact_prompt', 'cp_tag', 'cp_tools', 'cp_notes', 
 # %% ../../nbs/14f_copilot.ipynb #1c1ce3b1
 import json, os, re, shlex, uuid
 from pathlib import Path
-from fastcore.basics import noop, patch
+from fastcore.basics import patch
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult
 from ..inject import summary_prefix
 from ..jsonl import *
 from ..files import atomic_write, regular_size
 from ..hookgate import job_timeouts, event_args, log_mark, seen_file, note_seen, may_be_new
-from .base import JsonlHost, Hook, host_named, read_log, first_record
+from .base import JsonlHost, Hook, first_record
 
 # %% ../../nbs/14f_copilot.ipynb #67ca9be4
 cp_version = '1.0.102'   # the Copilot CLI version whose records we write, checked with its client
@@ -228,10 +228,6 @@ def read_start(self:Copilot, path, whole=False):
     with open(path, 'rb') as f:
         begin,_ = cp_span(f, os.fstat(f.fileno()).st_size)
         return begin,1+lines_before(f, begin)
-
-@patch
-def read(self:Copilot, path, whole=False, sidechains=False, progress=noop, start=None):
-    return read_log(path, self, whole, sidechains, progress, start or self.read_start(path, whole))
 
 # %% ../../nbs/14f_copilot.ipynb #e7e98bfa
 def _yaml_value(s):

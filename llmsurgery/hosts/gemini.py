@@ -27,7 +27,7 @@ from ..inject import *
 from ..jsonl import *
 from ..files import atomic_write
 from ..hookgate import log_mark, seen, note_seen, may_be_new
-from .base import JsonlHost, Hook, host_named, first_record, hook_size
+from .base import JsonlHost, Hook, first_record, hook_size
 
 # %% ../../nbs/14c_gemini.ipynb #50c61cf0
 gm_compact_prompt = 'compact with llmsurgery'   # a prompt the hook blocks, writing a resumable session instead

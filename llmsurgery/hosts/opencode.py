@@ -24,7 +24,7 @@ from fastcore.basics import noop, patch
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult
 from ..inject import strip_reminders, summary_prefix
 from ..jsonl import SessionWarning, bad_record, err_text, media_tag, try_block, run_dir
-from .base import StoreHost, StoreRef, Hook, host_named
+from .base import StoreHost, StoreRef, Hook
 
 # %% ../../nbs/14d_opencode.ipynb #9cd98c3e
 oc_version = '1.18.33'   # the opencode version whose store we read, checked with its client

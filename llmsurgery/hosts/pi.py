@@ -26,7 +26,7 @@ from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputIm
 from ..inject import *
 from ..jsonl import *
 from ..hookgate import job_timeouts
-from .base import JsonlHost, Hook, host_named, hook_size, uuid7
+from .base import JsonlHost, Hook, hook_size, uuid7
 
 # %% ../../nbs/14e_pi.ipynb #b1e2c3d5
 pi_event = 'session_before_compact'   # the event on which Pi asks its extensions for a compaction's summary

@@ -21,12 +21,12 @@ __all__ = ['qw_version', 'qw_command', 'qw_compression_mark', 'qw_types', 'qw_of
 # %% ../../nbs/14g_qwen.ipynb #7020f9f6
 import json, os, re, uuid
 from pathlib import Path
-from fastcore.basics import first, noop, patch
+from fastcore.basics import first, patch
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputImage, InputFile
 from ..inject import *
 from ..jsonl import *
 from ..hookgate import holds
-from .base import JsonlHost, Hook, first_record, read_log, hook_size
+from .base import JsonlHost, Hook, first_record, hook_size
 
 # %% ../../nbs/14g_qwen.ipynb #0a0977be
 qw_version = '0.24.4'   # the Qwen Code version whose sessions we read and write, checked with its client
@@ -290,11 +290,6 @@ def read_lines(self:Qwen, lines, whole=False, sidechains=False, start=1):
 def read_start(self:Qwen, path, whole=False):
     "Where a read of the session at `path` starts: its first line (a session is replayed whole)"
     return 0,1
-
-@patch
-def read(self:Qwen, path, whole=False, sidechains=False, progress=noop, start=None):
-    "The `LogMsgs` of the session at `path`: from its last compression on, or `whole`"
-    return read_log(path, self, whole, sidechains, progress, start or self.read_start(path, whole))
 
 # %% ../../nbs/14g_qwen.ipynb #3186f6ee
 def qw_setting(path, *keys):
