@@ -86,7 +86,7 @@ def qw_shell(s):
     return out,(f'Exit code {code}' if code not in ('0', '(none)') else f'Signal {sig}' if sig!='(none)' else '')
 
 # %% ../../nbs/14g_qwen.ipynb #d018979b
-qw_tools = dict(run_shell_command='Bash', write_file='Write', edit='Edit')
+qw_tools = dict(run_shell_command='Bash', write_file='Write', edit='Edit', read_file='Read')
 
 def qw_call(cid, name, args):
     "A `ToolUse` for a Qwen tool call, its tool named as the other hosts name the same act"
