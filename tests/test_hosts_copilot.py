@@ -66,7 +66,7 @@ CALLS = lambda cwd: [cpbash('echo ROWS-OUTPUT-17 && wc -l parser.py', 'Count'),
 def cp_work(copilot, tmp_path_factory):
     """A genuine Copilot session with llmsurgery's hooks installed beside a user's own: calls (a failing command, a tool
     failure, an edit, a new file), a resumed turn with a forced automatic compaction (a hook of the user's holds the
-    turn's end 2 s, so that the compaction, run beside the turn, ends before the process), a turn, a `/compact`, a turn,
+    turn's end 4 s, so that the compaction, run beside the turn, ends before the process), a turn, a `/compact`, a turn,
     and the prompt `compact with llmsurgery`. Each turn's mock is kept, with what it was sent."""
     tmp = tmp_path_factory.mktemp('cp')
     home, cwd = tmp/'home', tmp/'work'
@@ -79,7 +79,7 @@ def cp_work(copilot, tmp_path_factory):
     w.first = turn(copilot, home, cwd, TASK, CALLS(cwd))
     w.src, = copilot_sessions(home)
     w.sid = session_id_of(w.src)
-    user_hooks(home, 'hold.json', agentStop='sleep 2')
+    user_hooks(home, 'hold.json', agentStop='sleep 4')
     w.auto = turn(copilot, home, cwd, 'REQUEST-BETA: print the numbers', [cpbash('seq 1 2500', 'Print numbers'),
                   text('Printed them.')], f'--resume={w.sid}', limit=SMALL_LIMIT, summary_delay=1)
     user_hooks(home, 'hold.json')

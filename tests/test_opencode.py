@@ -172,6 +172,7 @@ def test_failed_import_leaves_the_store(oc, monkeypatch):
     "An import opencode refuses half way (a message with no model) takes out the session it began: the store is as it was"
     import llmsurgery.hosts.opencode as o
     from llmsurgery.sessions import read_session, write_resume
+    from llmsurgery.hosts.base import host_named
     home,cwd,sid = oc
     for k,v in opencode_env(home, cwd).items(): monkeypatch.setenv(k, v)
     monkeypatch.setenv('PATH', f"{install_opencode().parent}:{os.environ['PATH']}")
@@ -183,7 +184,7 @@ def test_failed_import_leaves_the_store(oc, monkeypatch):
         return e
     monkeypatch.setattr(o, 'oc_resume_export', broken)
     before = oc_sessions(home)
-    with pytest.raises(RuntimeError, match='opencode import failed'): write_resume(read_session(o.host_named('opencode').session_files()[0]), 'DOC')
+    with pytest.raises(RuntimeError, match='opencode import failed'): write_resume(read_session(host_named('opencode').session_files()[0]), 'DOC')
     assert oc_sessions(home)==before
 
 def test_plugin_adds_the_state_after_a_real_compaction(tmp_path):
@@ -230,7 +231,8 @@ GENUINE = Path(__file__).resolve().parent/'data'/'genuine'/'opencode.db'
 
 def test_genuine_store_read_from_a_read_only_file(tmp_path, monkeypatch):
     "The bundled store, read-only on disk: read whole and after its compaction, numbered alike, and left byte for byte"
-    from llmsurgery.hosts.opencode import store_sessions, host_named
+    from llmsurgery.hosts.opencode import store_sessions
+    from llmsurgery.hosts.base import host_named
     db = tmp_path/'opencode'/'opencode.db'
     db.parent.mkdir()
     db.write_bytes(GENUINE.read_bytes())
