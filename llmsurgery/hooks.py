@@ -96,7 +96,7 @@ def _state(host, inp, out, err):
     set_deadline(job_timeouts['state']*_margin)
     text = compacted_state(inp['transcript_path'], host, inp.get('cwd'), compact_command())
     set_deadline(0)   # done: the line is written whole (the last resort stays)
-    if text: out.write(host.context_json(text, inp.get('hook_event_name', 'SessionStart'))+'\n')
+    if text: out.write(host.context_json(text, inp.get('hook_event_name', ''))+'\n')
     out.flush()
     return 0
 
@@ -133,7 +133,7 @@ def _facts(host, inp, out, err):
     set_deadline(job_timeouts['facts']*_margin)
     text = summary_facts(inp['transcript_path'], host, inp.get('cwd'))
     set_deadline(0)   # done: the line is written whole (the last resort stays)
-    if text: out.write(host.context_json(text, inp.get('hook_event_name', 'PreCompact'))+'\n')
+    if text: out.write(host.context_json(text, inp.get('hook_event_name', ''))+'\n')
     out.flush()
     return 0
 
