@@ -164,7 +164,7 @@ def plugin_when(host):
     return f'on {events_said(host)}'
 
 # %% ../nbs/17a_install.ipynb #5ff14320
-plugin_mark = "llmsurgery's plugin"   # every plugin llmsurgery writes holds it, in a comment, in its first two lines
+plugin_mark = "llmsurgery's plugin"   # every plugin llmsurgery writes holds it in its first two lines (a comment, or a key)
 
 def is_our_plugin(b):
     "Are bytes `b` a plugin llmsurgery wrote: its mark in their first two lines?"
