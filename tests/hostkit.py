@@ -635,14 +635,17 @@ GEMINI_SETTINGS = {'security': {'auth': {'selectedType': 'gemini-api-key'}, 'fol
                    'privacy': {'usageStatisticsEnabled': False}, 'telemetry': {'enabled': False},
                    'general': {'enableAutoUpdate': False, 'enableAutoUpdateNotification': False}}
 
-def gemini_settings(home, **settings):
-    "Merge top-level `settings` into the sandbox's `~/.gemini/settings.json`, made first with the offline settings"
-    p = gemini_home(home)/'settings.json'
-    d = json.loads(p.read_text()) if p.exists() else json.loads(json.dumps(GEMINI_SETTINGS))
+def merge_settings(p, offline, settings):
+    "Merge top-level `settings` into the JSON settings file `p`, made first with `offline`: its path"
+    d = json.loads(p.read_text()) if p.exists() else json.loads(json.dumps(offline))
     for k, v in settings.items(): d[k] = {**d.get(k, {}), **v} if isinstance(v, dict) and isinstance(d.get(k), dict) else v
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(d, indent=2) + '\n')
     return p
+
+def gemini_settings(home, **settings):
+    "Merge top-level `settings` into the sandbox's `~/.gemini/settings.json`, made first with the offline settings"
+    return merge_settings(gemini_home(home)/'settings.json', GEMINI_SETTINGS, settings)
 
 def force_compression(home, on=True):
     "Make Gemini compress its history on the next turn (`model.compressionThreshold` tiny), or stop that"

@@ -10,7 +10,7 @@ Facts verified with the real CLI: /work/shared/hosts/qwen.md (shared) and the mo
 """
 import json, os, queue, signal, subprocess, threading, time
 from pathlib import Path
-from hostkit import MockServer, install_npm, sandbox_env, text, tool
+from hostkit import MockServer, install_npm, merge_settings, sandbox_env, text, tool
 
 QWEN_PKG, QWEN_VER = '@qwen-code/qwen-code', '0.24.4'
 QWEN_BIN = 'node_modules/@qwen-code/qwen-code/cli-entry.js'
@@ -93,12 +93,7 @@ OFFLINE = {'privacy': {'usageStatisticsEnabled': False}, 'telemetry': {'enabled'
 
 def qwen_settings(home, **settings):
     "Merge top-level `settings` into the sandbox's `~/.qwen/settings.json`, made first with the offline settings: its path"
-    p = qwen_home(home)/'settings.json'
-    d = json.loads(p.read_text()) if p.exists() else json.loads(json.dumps(OFFLINE))
-    for k, v in settings.items(): d[k] = {**d.get(k, {}), **v} if isinstance(v, dict) and isinstance(d.get(k), dict) else v
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(d, indent=2) + '\n')
-    return p
+    return merge_settings(qwen_home(home)/'settings.json', OFFLINE, settings)
 
 def qwen_env(home, server=None):
     "Environment for qwen with HOME and QWEN_HOME under `home`, pointed at `server`; writes the offline settings on first use"
