@@ -2,7 +2,7 @@
 (`copilotkit.CopilotMock`). One genuine session, written by `copilot` itself with llmsurgery's hooks installed beside
 a user's own, runs tools (a failing command, a tool failure, an edit), compacts on its own and by `/compact`, and is
 then asked to `compact with llmsurgery`: it is read, listed, found by id and by name; the first request after each
-compaction carries llmsurgery's state once, and the blocked prompt makes no model call. In its shell the agent resumes
+compaction carries llmsurgery's state, added once by that prompt's hook and replayed after, and the blocked prompt makes no model call. In its shell the agent resumes
 its own session, which the real CLI opens with the document; `--to copilot` continues a real Claude Code session and
 `--to claude` this one. The hook, run as Copilot runs it, tells once, passes light and fails open; the genuine folders
 in tests/data/genuine/copilot read too."""
@@ -66,8 +66,8 @@ CALLS = lambda cwd: [cpbash('echo ROWS-OUTPUT-17 && wc -l parser.py', 'Count'),
 def cp_work(copilot, tmp_path_factory):
     """A genuine Copilot session with llmsurgery's hooks installed beside a user's own: calls (a failing command, a tool
     failure, an edit, a new file), a resumed turn with a forced automatic compaction (a hook of the user's holds the
-    turn's end 4 s, so that the compaction, run beside the turn, ends before the process), a turn, a `/compact`, a turn,
-    and the prompt `compact with llmsurgery`. Each turn's mock is kept, with what it was sent."""
+    turn's end 4 s, so that the compaction, run beside the turn, ends before the process), two turns, a `/compact`, two
+    turns, and the prompt `compact with llmsurgery`. Each turn's mock is kept, with what it was sent."""
     tmp = tmp_path_factory.mktemp('cp')
     home, cwd = tmp/'home', tmp/'work'
     cwd.mkdir()
@@ -84,8 +84,10 @@ def cp_work(copilot, tmp_path_factory):
                   text('Printed them.')], f'--resume={w.sid}', limit=SMALL_LIMIT, summary_delay=1)
     user_hooks(home, 'hold.json')
     w.gamma = turn(copilot, home, cwd, 'REQUEST-GAMMA: what next?', [text('Next: a test.')], f'--resume={w.sid}')
+    w.gamma2 = turn(copilot, home, cwd, 'REQUEST-GAMMA2: and then?', [text('Then a commit.')], f'--resume={w.sid}')
     with CopilotMock([]) as w.manual: compact_copilot(copilot, home, cwd, w.sid, w.manual, 'focus on the parser')
     w.delta = turn(copilot, home, cwd, 'REQUEST-DELTA: and now?', [text('Nothing is left.')], f'--resume={w.sid}')
+    w.epsilon = turn(copilot, home, cwd, 'REQUEST-EPSILON: sure?', [text('Sure.')], f'--resume={w.sid}')
     w.block = turn(copilot, home, cwd, 'compact with llmsurgery', [text('must not be asked')], f'--resume={w.sid}',
                    ok=(0, 1))
     return w
@@ -104,7 +106,8 @@ def test_a_genuine_session_reads(cp_work):
     assert s.fmt == 'copilot' and s.host == 'GitHub Copilot CLI' and not s.bad_lines
     assert s.task == TASK and s.cwd == str(w.cwd) and isinstance(s.host_toks, int) and s.host_toks > 1000
     users = [m.text for m in s.msgs if m.role == 'user']
-    assert users == [TASK, 'REQUEST-BETA: print the numbers', 'REQUEST-GAMMA: what next?', 'REQUEST-DELTA: and now?']
+    assert users == [TASK, 'REQUEST-BETA: print the numbers', 'REQUEST-GAMMA: what next?', 'REQUEST-GAMMA2: and then?',
+                     'REQUEST-DELTA: and now?', 'REQUEST-EPSILON: sure?']
     calls, results = calls_and_results(s)
     assert [c.name for c in calls] == ['Bash', 'Bash', 'Read', 'Edit', 'Write', 'Bash', 'Bash']
     assert calls[3].arguments == dict(file_path=str(w.cwd/'parser.py'), old_str='[1:-1]', new_str='[1:]')
@@ -116,14 +119,14 @@ def test_a_genuine_session_reads(cp_work):
     assert len(summaries) == 2 and all('MOCK-COPILOT-SUMMARY' in t for t in summaries)
     notes = [m.text for n, m in s.aside]
     assert any(t.startswith('[GitHub Copilot CLI hook sessionEnd]') for t in notes)      # hooks: the host's notes
-    assert any(t.startswith('[GitHub Copilot CLI hook sessionStart]') and STATE in t for t in notes)   # ours too
+    assert any(t.startswith('[GitHub Copilot CLI hook userPromptSubmitted]') and STATE in t for t in notes)   # ours too
     assert s.nums == sorted(s.nums) and len(set(s.nums)) == len(s.nums)
 
 def test_the_compaction_is_the_boundary(cp_work):
     w = cp_work
     s = read_session(w.src)
     assert 'MOCK-COPILOT-SUMMARY' in s.summary and s.msgs[0].text.startswith(summary_prefix)
-    assert [m.text for m in s.msgs[1:]] == ['REQUEST-DELTA: and now?', 'Nothing is left.']
+    assert [m.text for m in s.msgs[1:]] == ['REQUEST-DELTA: and now?', 'Nothing is left.', 'REQUEST-EPSILON: sure?', 'Sure.']
     assert isinstance(s.host_toks, int) and s.host_toks < read_session(w.src, whole=True).host_toks
     whole = read_session(w.src, whole=True)
     assert set(s.nums) <= set(whole.nums) | {n for n, _ in whole.aside}          # one numbering
@@ -184,8 +187,13 @@ def test_show_and_grep_by_the_transcripts_lines(cp_work):
 
 # ---------------------------------------------------------------- inside Copilot: the hooks
 
+def holding(s, words):
+    "The messages of the first request mock `s` got that hold `words`"
+    return [t for r, t in sent_messages(s.main_requests()[0]['body']) if words in t]
+
 def test_state_reaches_the_model_after_each_real_compaction_once(cp_work):
-    "The first request of the turn after the automatic compaction, and of the one after `/compact`, carries our state once"
+    """The first request of the turn after the automatic compaction, and of the one after `/compact`, carries our state
+    once; the turn after each carries the same copy, in the first prompt as it was sent, and nothing added again"""
     w = cp_work
     assert w.auto.compactions() and w.manual.compactions()
     assert not any(STATE in sent_text(w.auto, i) for i in range(len(w.auto.main_requests())))   # compacted after its prompt
@@ -194,6 +202,12 @@ def test_state_reaches_the_model_after_each_real_compaction_once(cp_work):
     assert 'FAIL-OUTPUT-3' in sent                                            # a shell result, in what a summary loses
     sent = sent_text(w.delta)
     assert sent.count(STATE) == 1 and 'REQUEST-GAMMA' in sent.split(STATE)[1]   # the state of the part /compact took
+    for first, later, said in ((w.gamma, w.gamma2, 'REQUEST-GAMMA:'), (w.delta, w.epsilon, 'REQUEST-DELTA:')):
+        copies = [holding(s, STATE) for s in (first, later)]
+        assert all(len(c) == 1 and c[0].count(STATE) == 1 and said in c[0] for c in copies), copies   # the prompt's
+        assert copies[1][0] == copies[0][0]                                   # replayed as it was sent
+    added = [r['data']['hookType'] for r in read_jsonl(w.src) if r['type'] == 'hook.end' and STATE in json.dumps(r['data'])]
+    assert added == ['userPromptSubmitted']*2                                 # once per compaction
     assert not hook_failures(w.home)
 
 def test_compact_with_llmsurgery_is_blocked_with_no_model_call(cp_work):
@@ -294,8 +308,6 @@ def run_hook(store, event, stdin):
 
 def prompt(store, words='fix the parser'):
     return run_hook(store, 'userPromptSubmitted', dict(sessionId=store[0], timestamp=1, cwd='/w', prompt=words))
-def start(store, source='resume'):
-    return run_hook(store, 'sessionStart', dict(sessionId=store[0], timestamp=1, cwd='/w', source=source, initialPrompt=''))
 
 def told(run):
     status, mods, said = run
@@ -321,14 +333,6 @@ def test_the_prompt_hook_tells_once_and_passes_light(store):
     assert [told(prompt(store)) for _ in range(2)] == [True, False]
     assert no_log(store)
 
-def test_a_resumed_start_tells_what_no_prompt_has(store):
-    "A start's addition is not kept in the transcript: each resumed start tells, until a prompt's addition holds it"
-    assert told(start(store, 'new')) is False
-    assert [told(start(store)), told(start(store)), told(prompt(store))] == [True, True, False]
-    compacted_again(store[1])
-    assert [told(prompt(store)), told(start(store)), told(prompt(store))] == [True, False, False]
-    assert no_log(store)
-
 def test_the_hook_fails_open(store):
     "Whatever it is given, the hook exits 0 and prints nothing; a failure is one line in the log"
     for ev in ('not json', dict(sessionId='../../x', prompt='hi'), dict(sessionId='nope', prompt='compact with llmsurgery')):
@@ -340,13 +344,13 @@ def test_the_hook_fails_open(store):
     assert len(lines) == 2 and 'copilot userPromptSubmitted nope' in lines[1]
 
 def test_a_2gb_transcript_ends_the_hook_by_its_own_bound(tmp_path):
-    "2 GB of one line as the transcript: a resumed start's hook looks back only as far as a hook reads, and tells nothing"
+    "2 GB of one line as the transcript: a prompt's hook looks back only as far as a hook reads, and tells nothing"
     store = ('s2g', None, *_installed(tmp_path/'home'))
     f = copilot_home(tmp_path/'home')/'session-state'/'s2g'/'events.jsonl'
     f.parent.mkdir(parents=True)
     with open(f, 'wb') as o: o.truncate(2<<30)   # sparse: no disk taken
     t = time.monotonic()
-    assert told(start(store)) is False and told(prompt(store)) is False
+    assert told(prompt(store)) is False
     assert time.monotonic()-t < 10 and no_log(store)
 
 def test_uninstall_removes_exactly_the_hooks_file(tmp_path):
@@ -358,7 +362,7 @@ def test_uninstall_removes_exactly_the_hooks_file(tmp_path):
         rc, out, err = compact_in(home, tmp_path, '--install-hooks', 'copilot')
         assert rc == 0 and sorted(p.name for p in d.iterdir()) == sorted([*before, 'llmsurgery.json']), err
     ours = json.loads((d/'llmsurgery.json').read_text())
-    assert set(ours['hooks']) == {'sessionStart', 'userPromptSubmitted'} and "llmsurgery's plugin" in ours['//']
+    assert set(ours['hooks']) == {'userPromptSubmitted'} and "llmsurgery's plugin" in ours['//']
     rc, out, err = compact_in(home, tmp_path, '--uninstall-hooks', 'copilot')
     assert rc == 0 and {p.name: p.read_bytes() for p in d.iterdir()} == before, err
     (d/'llmsurgery.json').write_text('{"version": 1, "hooks": {}}')             # the user's own, by that name: left

@@ -11,12 +11,12 @@ llmsurgery's state, and each summariser's request its facts; `/llmsurgery` calle
 its own: a `--resume` session and a `--to qwen` one (from a real Claude Code session) are resumed with the document, a
 resumed compressed session gets the state, and `--to claude` continues the Qwen session in the real Claude Code.
 Uninstalling gives the settings back byte for byte, though Qwen stamped them with `$version` meanwhile."""
-import json, shutil
+import json, shutil, subprocess
 from pathlib import Path
 from types import SimpleNamespace
 import pytest
 from hostkit import compact_in, EXE, text, sha, AnthropicMock, run_claude, request_with, claude_sessions
-from qwenkit import install_qwen, ChatMock, QwenRun, qwen_settings, qwen_home, qwen_sessions, shell, request_text
+from qwenkit import install_qwen, ChatMock, QwenRun, qwen_settings, qwen_home, qwen_sessions, qwen_env, shell, request_text
 from make_genuine_qwen import PROMPTS, replies
 from llmsurgery.sessions import read_session, detect_format
 from llmsurgery.inject import summary_prefix
@@ -228,3 +228,25 @@ def test_uninstall_gives_the_settings_back_though_qwen_stamped_them(work):
     assert settings.read_bytes() == work.before and not command.exists()
     rc, out, err = compact_in(home, work.cwd, '--uninstall-hooks', 'qwen')
     assert rc == 0 and out.splitlines() == [f'{settings}: no llmsurgery hooks to remove', f'{command}: no llmsurgery plugin to remove']
+
+def test_llmsurgery_run_headless_writes_the_session_and_exits_1(qwen, tmp_path):
+    """`qwen --yolo --continue /llmsurgery` headless: the session is written and named, with no model call, and the CLI
+    exits 1, since Qwen (0.24.4) reports every UserPromptExpansion stop as an error; a UserPromptSubmit stop exits 0
+    but shows nothing headless, not even the new session's id"""
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    rc, out, err = compact_in(home, cwd, '--install-hooks', 'qwen')
+    assert rc == 0, err
+    with ChatMock([text('Hello.')]) as s:
+        p = subprocess.run(['node', str(qwen), '--yolo', 'TASK-HEADLESS: say hello'], env=qwen_env(home, s), cwd=cwd,
+                           capture_output=True, text=True, timeout=90)
+        assert p.returncode == 0, p.stderr[-2000:]
+    before = set(qwen_sessions(home))
+    with ChatMock([text('must not be asked')]) as s:
+        p = subprocess.run(['node', str(qwen), '--yolo', '--continue', '/llmsurgery'], env=qwen_env(home, s), cwd=cwd,
+                           capture_output=True, text=True, timeout=90)
+        assert not s.model_requests()
+    said = ' '.join((p.stdout + p.stderr).split())
+    assert p.returncode == 1 and 'UserPromptExpansion blocked: llmsurgery compacted this session with no model call' in said
+    new, = set(qwen_sessions(home)) - before
+    assert f'type /resume {new.stem}' in said and 'TASK-HEADLESS' in read_session(new).summary

@@ -446,3 +446,42 @@ def test_the_command_from_python(shared):
     text = llmsurgery_compact(search='shopping list')
     assert text.splitlines()[-1].startswith('see one whole: llmsurgery-compact --show N SESSION') and '«shopping» «list»' in text
     with pytest.raises(ValueError, match='not --list'): llmsurgery_compact(search='x', List=True)
+
+# ---------------------------------------------------------------- the words as written first
+
+PHRASE = 'live path home USER projects'   # as written in one message of the real session; its words apart in dozens
+
+def tier(text, words, near=10):   # FTS5 NEAR's tokens, as search asks it
+    "0: `text` holds `words` as written; 1: all within `near` tokens of each other; 2: far apart; None: in between"
+    toks,ws = [t.lower() for t in _tok.findall(text)],[w.lower() for w in words]
+    if any(toks[i:i+len(ws)]==ws for i in range(len(toks))): return 0
+    at,best,lo,want = {},len(toks),0,set(ws)
+    pos = [(i, t) for i,t in enumerate(toks) if t in want]
+    for hi,(i,t) in enumerate(pos):   # the shortest run of tokens holding every word
+        at[t] = at.get(t, 0)+1
+        while len(at)==len(want):
+            best = min(best, i-pos[lo][0]+1)
+            at[pos[lo][1]] -= 1
+            if not at[pos[lo][1]]: del at[pos[lo][1]]
+            lo += 1
+    return 1 if best<=near+len(ws) else 2 if best>4*near else None
+
+LONG = REAL/'8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl'   # a long real session, where PHRASE is once
+
+def test_words_as_written_rank_above_words_near_and_apart(tmp_path, monkeypatch):
+    "Unquoted words: the message holding them as written comes first, then those holding them near, then apart"
+    env = env_of(tmp_path/'home')
+    enter(monkeypatch, env)
+    cc_session(LONG)
+    rc,out,err = cli(env, '--search', PHRASE)
+    assert rc==0, err
+    hits = re.findall(r'^\S+\s+(\S+)\s+\S+\s+\S+\s+#(\S+)\s', out, re.M)
+    assert len(hits)==20, out
+    tiers = []
+    for sid,n in hits:   # each `#N` as `--show` prints it
+        rc,shown,err = cli(env, '--show', n, sid)
+        assert rc==0 and shown.startswith(f'#{n}\n'), err
+        tiers.append(tier(shown, PHRASE.split()))
+    assert tiers[0]==0 and tiers.count(0)==1, tiers   # once as written: first
+    known = [t for t in tiers if t is not None]
+    assert known==sorted(known), tiers

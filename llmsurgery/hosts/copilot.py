@@ -38,9 +38,7 @@ class Copilot(JsonlHost):
     home_var,home_dir = 'COPILOT_HOME','.copilot'
     session_env,tui_resume = 'COPILOT_AGENT_SESSION_ID','/resume {id}'
     mark,resume_cmd = cp_tag.encode(),('copilot', '--resume={id}')
-    hook_events = dict(sessionStart=Hook('state', when=('source', 'resume'), new=cp_tag),
-                       userPromptSubmitted=(Hook('resume', when=('prompt', cp_compact_prompt)),
-                                            Hook('state', new=cp_tag)))
+    hook_events = dict(userPromptSubmitted=(Hook('resume', when=('prompt', cp_compact_prompt)), Hook('state', new=cp_tag)))
 
 # %% ../../nbs/14f_copilot.ipynb #48b2eba7
 @patch
@@ -375,33 +373,29 @@ def block_json(self:Copilot, reason):
     return json.dumps(dict(decision='block', reason=reason), ensure_ascii=False)
 
 # %% ../../nbs/14f_copilot.ipynb #8e5ddd96
-def cp_claim(path, name, cid, by):
-    "May a hook (`by` 'start' or 'prompt') tell of compaction `cid` of the transcript at `path`? Once (a start's: each)"
+def cp_claim(path, name, cid):
+    "Is this the first hook to tell of compaction `cid` of the transcript at `path`? A file made with `O_EXCL` says"
     d = seen_file(path, name).with_suffix('.told')
     d.mkdir(parents=True, exist_ok=True)
-    f = d/re.sub(r'[^\w-]', '_', cid)
-    try: fd = os.open(f, os.O_WRONLY|os.O_CREAT|os.O_EXCL|os.O_CLOEXEC, 0o600)
-    except FileExistsError: return by=='start' and f.read_text(encoding='utf-8', errors='replace').strip()=='start'
-    with os.fdopen(fd, 'w') as o: o.write(by)
+    try: os.close(os.open(d/re.sub(r'[^\w-]', '_', cid), os.O_WRONLY|os.O_CREAT|os.O_EXCL|os.O_CLOEXEC, 0o600))
+    except FileExistsError: return False
     return True
 
-def cp_tell(path, by, name='copilot'):
-    "Should a hook (`by`: 'start' or 'prompt') tell of the transcript at `path`'s last compaction? Noted how far it saw"
+def cp_tell(path, name='copilot'):
+    "Should a prompt's hook tell of the transcript at `path`'s last compaction, none having told? Noted how far it saw"
     with open(path, 'rb') as f:
         size = os.fstat(f.fileno()).st_size
         try: _,r = cp_last_boundary(f, size, Copilot.hook_bytes)
         except ValueError: r = {}   # none as recent as a hook looks
         mark = log_mark(f, size)
     note_seen(path, name, mark)
-    return isinstance(r.get('id'), str) and cp_claim(path, name, r['id'], by)
+    return isinstance(r.get('id'), str) and cp_claim(path, name, r['id'])
 
 @patch
 def compacted_since(self:Copilot, inp):
-    "Should hook event `inp` tell of the last compaction: a prompt's, if none told; a resumed start's, if no prompt did"
-    p,ev = inp.get('transcript_path'),inp.get('hook_event_name')
-    if not (isinstance(p, str) and os.path.isfile(p)): return False
-    if ev!='sessionStart' and not may_be_new(p, cp_tag, self.name): return False
-    return cp_tell(p, 'start' if ev=='sessionStart' else 'prompt', self.name)
+    "Should prompt hook event `inp` tell of the session's last compaction: has it one no hook has told of?"
+    p = inp.get('transcript_path')
+    return isinstance(p, str) and os.path.isfile(p) and may_be_new(p, cp_tag, self.name) and cp_tell(p, self.name)
 
 # %% ../../nbs/14f_copilot.ipynb #6cbec0cf
 def _cp_part(host, f, at, end):
