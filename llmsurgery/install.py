@@ -22,8 +22,7 @@ __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_
 import base64, hashlib, json, re, shlex, sys
 from pathlib import Path
 from .files import atomic_write, read_regular
-from .hookgate import job_timeouts, state_home, event_args
-from .hooks import hooks_log
+from .hookgate import job_timeouts, state_home, event_args, hooks_log
 from .hosts.base import host_named, hosts
 
 # %% ../nbs/17a_install.ipynb #e75cc1b4
