@@ -1,0 +1,39 @@
+"""A hook that lets an event pass decides from the event with the standard library alone: run as `--install-hooks`
+writes each host's command, on an event that asks for nothing, it imports no host, no installer and none of the
+libraries a job needs (fastcore, aidialog, asyncio, importlib.metadata, tiktoken), and says nothing."""
+import json, os, subprocess, sys
+from pathlib import Path
+import pytest
+from llmsurgery.hosts.base import hosts
+from llmsurgery.hookgate import event_args
+
+HEAVY = ('fastcore', 'aidialog', 'asyncio', 'importlib.metadata', 'tiktoken', 'llmsurgery.install', 'llmsurgery.hosts',
+         'llmsurgery.hookstate', 'llmsurgery.service', 'llmsurgery.jsonl')
+
+def gated(host):
+    "The events of `host` whose every hook is gated, with the options `--install-hooks` gives their command"
+    return [(ev, event_args(host, ev)) for ev in host.hook_events if all(h.when or h.new for h in host.event_hooks(ev))]
+
+cases = [(h.name, ev, args) for h in hosts() for ev,args in gated(h)]
+
+def imported(stderr):
+    "The modules `-X importtime` says were imported"
+    return [l.split('|')[-1].strip() for l in stderr.splitlines() if l.startswith('import time:') and '|' in l][1:]
+
+def test_cases_cover_the_hosts_that_gate():
+    assert {'claude', 'codex', 'gemini', 'qwen', 'copilot'} <= {n for n,_,_ in cases}
+
+@pytest.mark.parametrize('name,ev,args', cases, ids=[f'{n}-{e}' for n,e,_ in cases])
+def test_a_passing_event_imports_nothing_heavy(name, ev, args, tmp_path):
+    transcript = tmp_path/'t.jsonl'
+    transcript.write_text('{"type": "user"}\n')
+    inp = dict(hook_event_name=ev, prompt='fix the parser', source='startup', session_id='t', sessionId='t',
+               cwd=str(tmp_path), transcript_path=str(transcript), timestamp=0)
+    env = dict(os.environ, HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path/'state'), XDG_CONFIG_HOME=str(tmp_path/'cfg'))
+    p = subprocess.run([sys.executable, '-X', 'importtime', '-P', '-m', 'llmsurgery.hooks', name, *args],
+                       input=json.dumps(inp), capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0 and p.stdout == '', (p.returncode, p.stdout)
+    mods = imported(p.stderr)
+    assert 'llmsurgery.hookgate' in mods   # the gate decided
+    heavy = [m for m in mods if m.startswith(HEAVY)]
+    assert not heavy, f'{name} {ev}: the pass-through imported {heavy}'
