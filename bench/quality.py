@@ -9,8 +9,8 @@ Cases. Every top-level `*.jsonl` in the data dir (default `tests/data/claude-rea
 `{"type":"system","subtype":"compact_boundary"}` records. Each boundary is one case: the records since the previous
 boundary (or since the start of the file, for the first one), up to but excluding the boundary, against the host's
 summary, the first user record after the boundary flagged `isCompactSummary` (its whole text, counted in o200k).
-Documents per case: `host` (that summary); `ours 0.5x`, `ours 1x` and `ours 2x` (`compact_doc(s.msgs, path, max_toks=N,
-cwd=s.cwd, nums=s.nums)`, numbered as the command's, with N a half, one and two times the summary's tokens: at 2x every fact fits, so the half shows what a fit
+Documents per case: `host` (that summary); `ours 0.25x`, `ours 0.5x`, `ours 1x` and `ours 2x` (`compact_doc(s.msgs, path, max_toks=N,
+cwd=s.cwd, nums=s.nums)`, numbered as the command's, with N a quarter, a half, one and two times the summary's tokens: at 2x every fact fits, so the half shows what a fit
 drops), where `s = read_session(path, all=True)` of a temp JSONL holding exactly the case's original lines; the
 document names the original session file as its transcript, so its size does not depend on the temp dir's random
 name); `ours default` (`compact_doc` with no `max_toks`, as a reference); and `host summary + our hook`: the summary
@@ -292,7 +292,8 @@ def run(data, td):
         add = hook_addition(p) if hook_addition else None   # what the hook adds after the host's compaction, as it runs then
         took = time.perf_counter()-t1
         hook = [('host summary + our hook', summ+'\n\n'+add)] if add is not None else []
-        docs = [('host summary', summ), *hook, ('ours 0.5x', compact_doc(s.msgs, str(fn), max_toks=ht//2, **kw)),
+        docs = [('host summary', summ), *hook, ('ours 0.25x', compact_doc(s.msgs, str(fn), max_toks=ht//4, **kw)),
+                ('ours 0.5x', compact_doc(s.msgs, str(fn), max_toks=ht//2, **kw)),
                 ('ours 1x', compact_doc(s.msgs, str(fn), max_toks=ht, **kw)),
                 ('ours 2x', compact_doc(s.msgs, str(fn), max_toks=2*ht, **kw)), ('ours default', compact_doc(s.msgs, str(fn), **kw))]
         for dn,d in docs:
