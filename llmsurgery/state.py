@@ -349,8 +349,8 @@ def _join_items(a, b): return '; '.join(dict.fromkeys(a.split('; ') + b.split(';
 _joins = {files_label: _join_counts, commits_label: _join_items}
 
 # %% ../nbs/07_state.ipynb #937a20bc
-_order = (cwd_label, task_label, summary_label, ' (latest ', files_label, commits_label, request_label, 'Last error',
-          words_label)
+_order = (cwd_label, task_label, summary_label, ' (latest ', files_label, commits_label, prompts_label, commands_label,
+          errors_label, request_label, 'Last error', words_label)
 
 def _rank(k): return next((i for i,o in enumerate(_order) if o in k), len(_order))
 
