@@ -17,8 +17,8 @@ __all__ = ['plan_tools', 'edit_tools', 'cwd_label', 'task_label', 'summary_label
            'last_prompt', 'prompt_text', 'host_summary', 'summary_body', 'tool_calls', 'tool_results', 'done_open',
            'todo_facts', 'exit_plan_facts', 'update_plan_facts', 'latest_plans', 'changed_paths', 'files_changed',
            'commits', 'prompts_typed', 'commands_run', 'errors_seen', 'since_prompt', 'last_error', 'last_words',
-           'one_line', 'summary_sections', 'cut_summary', 'Fact', 'state_facts', 'fact_budget', 'render_list',
-           'render_fact', 'render_state', 'compact_state', 'read_state', 'said_text', 'merge_facts']
+           'one_line', 'summary_sections', 'cut_summary', 'Fact', 'state_facts', 'fact_budget', 'cut_command',
+           'render_list', 'render_fact', 'render_state', 'compact_state', 'read_state', 'said_text', 'merge_facts']
 
 # %% ../nbs/07_state.ipynb #fec5b046
 import re
@@ -143,6 +143,9 @@ def prompts_typed(msgs):
 
 def _first_line(s): return next((l.strip() for l in (s or '').splitlines() if l.strip()), '')
 
+_plumbing_re = re.compile(r' 2>(?:&1|/dev/null)|\s*\|\s*(?:tail|head)(?: -n)? -?\d+\s*$')
+def _command_line(s): return _plumbing_re.sub('', _first_line(s)).strip()
+
 _exit_re = re.compile(r'exit code:? *(-?\d+)', re.IGNORECASE)
 
 def _status(r):
@@ -151,18 +154,20 @@ def _status(r):
     return f' (exit {m[1]})' if (m := _exit_re.search(t[:200])) else ' (failed)'
 
 def commands_run(msgs):
-    "`Counter` of the first line of each shell command in `msgs` and how it ended, in order of first run"
+    "`Counter` of the first line of each shell command in `msgs`, no output plumbing, and how it ended, in order"
     res = {r.id: r for r in tool_results(msgs) if r.id}
     cmd = lambda p: (p.arguments or {}).get('command') if isinstance(p.arguments, dict) else None
     return Counter(f'`{c}`{_status(res.get(p.id))}' for p in tool_calls(msgs)
-                   if isinstance(cmd(p), str) and (c := _first_line(cmd(p))))
+                   if isinstance(cmd(p), str) and (c := _command_line(cmd(p))))
 
 _errline_re = re.compile(r'error|failed|traceback|exception', re.IGNORECASE)
+_tag_re = re.compile(r'</?tool_use_error>')   # Claude Code's wrapper of a refused call's reason
 
 def errors_seen(msgs):
     "`Counter` of each error result's telling line (the first naming an error, past `Exit code N`), in order"
     def line(t):
-        ls = [o for l in t.splitlines() if (o := l.strip().removeprefix('Error: ')) and not _exit_re.fullmatch(o)]
+        ls = [o for l in _tag_re.sub('', t).splitlines()
+              if (o := l.strip().removeprefix('Error: ')) and not _exit_re.fullmatch(o)]
         return next((l for l in ls if _errline_re.search(l)), ls[0] if ls else '')
     return Counter(o for r in tool_results(msgs) if is_error_result(t := as_text(r.text)) and (o := line(t)))
 
@@ -284,10 +289,17 @@ def fact_budget(kind, b):
     if kind is None: return None
     return _scale(b.asst_toks, 4) if kind=='asst' else b.user_toks
 
-# a list: how one of its items is cut, to what share of which budget, and how the items are joined
+_command_re = re.compile(r'`(.*)`((?: \((?:exit -?\d+|failed)\))?(?: ×\d+)?)', re.S)
+
+def cut_command(t, n):
+    "Command item `t` within about `n` tokens: the command's head inside its backticks, its status and count kept"
+    m = _command_re.fullmatch(t)
+    if n is None or not m: return t if n is None else head_text(t, n)
+    return f"`{head_text(m[1], max(n-len_toks(m[2])-2, 4)) or ' …'}`{m[2]}"
+
 # a list: how one of its items is cut, to how many tokens, and how the items are joined
 _lists = dict(prompts=(lambda t, n: fit_text(t, n, _fact_fmts['said']), 48, ' '), paths=(lambda t, n: t, None, ', '),
-              commands=(lambda t, n: head_text(t, n, mark=' …`'), 24, ', '), errors=(head_text, 24, '; '))
+              commands=(cut_command, 24, ', '), errors=(head_text, 24, '; '))
 
 def _items_of(s, kind): return s.split(', ') if kind=='paths' else s.split('\n')
 
