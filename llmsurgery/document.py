@@ -333,13 +333,18 @@ summary_share = 1/8   # the most of the target the host's summary takes in the s
 
 def _keeps_new(res): return res.stats['dropped_msgs']<res.stats['msgs'] or not res.stats['msgs']
 
+def _marks_toks(enc=None):
+    "The most tokens the legend grows by when an earlier body brings the marks the new messages lack"
+    return len_toks(legend(True), enc) - len_toks(legend(True, ''), enc)
+
 def fit_beside(prior, n, fit, enc=None):
     "`(Rendering, prior kept)`: `fit(kept, grow)` within `n`, the earlier body whole while it fits beside the policy"
     if not prior or len_toks(prior, enc)<=n*prior_share: return fit(prior, None),prior
     try: room = n - fit('', False).toks - len_toks(_seam, enc)   # what the new messages at the policy leave
     except ValueError: room = 0
     err = None
-    for b in dict.fromkeys([max(room, int(n*prior_share)), room, 0]):   # its share, unless the newest turns need it
+    tries = max(room, int(n*prior_share)), room, room-_marks_toks(enc), 0   # its share, unless the newest turns need it
+    for b in dict.fromkeys(tries):
         kept = fit_prior(prior, max(b, 0), enc)
         try: res = fit(kept, None)
         except ValueError as e: err = e

@@ -161,7 +161,7 @@ def commands_run(msgs):
                    if isinstance(cmd(p), str) and (c := _command_line(cmd(p))))
 
 _errline_re = re.compile(r'error|failed|traceback|exception', re.IGNORECASE)
-_tag_re = re.compile(r'</?tool_use_error>')   # Claude Code's wrapper of a refused call's reason
+_tag_re = re.compile(r'</?tool_use_error>')   # a host's wrapper of a refused call's reason
 
 def errors_seen(msgs):
     "`Counter` of each error result's telling line (the first naming an error, past `Exit code N`), in order"
