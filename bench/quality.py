@@ -9,8 +9,8 @@ Cases. Every top-level `*.jsonl` in the data dir (default `tests/data/claude-rea
 `{"type":"system","subtype":"compact_boundary"}` records. Each boundary is one case: the records since the previous
 boundary (or since the start of the file, for the first one), up to but excluding the boundary, against the host's
 summary, the first user record after the boundary flagged `isCompactSummary` (its whole text, counted in o200k).
-Documents per case: `host` (that summary); `ours 0.5x`, `ours 1x` and `ours 2x` (`compact_doc(s.msgs, path, max_toks=N,
-cwd=s.cwd, nums=s.nums)`, numbered as the command's, with N a half, one and two times the summary's tokens: at 2x every fact fits, so the half shows what a fit
+Documents per case: `host` (that summary); `ours 0.25x`, `ours 0.5x`, `ours 1x` and `ours 2x` (`compact_doc(s.msgs, path, max_toks=N,
+cwd=s.cwd, nums=s.nums)`, numbered as the command's, with N a quarter, a half, one and two times the summary's tokens: at 2x every fact fits, so the half shows what a fit
 drops), where `s = read_session(path, all=True)` of a temp JSONL holding exactly the case's original lines; the
 document names the original session file as its transcript, so its size does not depend on the temp dir's random
 name); `ours default` (`compact_doc` with no `max_toks`, as a reference); and `host summary + our hook`: the summary
@@ -259,6 +259,32 @@ def anatomy(doc, msgs, cwds):
     for o in re.findall(r"file_path='[^'\n]*'", doc): note('file_path args ' + ('cut by " … "' if ' … ' in o else 'whole'), o)
     return dict(cnt), dict(dg)
 
+_parts = (('prompts', ('Task', 'Other prompts', 'Latest request')), ('paths', ('Files changed',)),
+          ('commands', ('Commands run',)), ('errors', ('Errors', 'Last error')), ('commits', ('Commits',)),
+          ('plan', ('Todos', 'Plan')), ('last words', ('Last assistant',)))
+PARTS = ('legend', *(k for k,_ in _parts), 'other state', 'conversation', 'headers, transcript')
+
+def parts(doc):
+    "Tokens of document `doc` by part: its legend, each kind of state line, its conversation, the rest"
+    cnt = Counter(legend=len_toks(doc.split('\n\n', 1)[0]), conversation=len_toks(body_of(doc)))
+    h,c = '\n\n## State\n\n','\n\n## Conversation\n\n'
+    head = doc.split(c, 1)[0]
+    for l in (head[head.index(h)+len(h):].split('\n') if h in head else []):
+        label = l.removeprefix('- ').split(':', 1)[0]
+        cnt[next((k for k,ls in _parts if label.startswith(ls)), 'other state')] += len_toks(l)
+    cnt['headers, transcript'] = len_toks(doc)-sum(cnt.values())
+    return cnt
+
+def parts_table(rows):
+    "Where each of our sizes' tokens go, pooled over the cases: a share of the document for each part"
+    print('\n### Where the tokens go (pooled)\n')
+    print('| document | tokens | ' + ' | '.join(PARTS) + ' |')
+    print('|---|---:|' + '---:|'*len(PARTS))
+    for dn in dict.fromkeys(r['doc'] for r in rows if r['doc'].startswith('ours')):
+        cnt = sum((Counter(r['parts']) for r in rows if r['doc']==dn), Counter())
+        tot = sum(cnt.values())
+        print(f'| {dn} | {tot:,} | ' + ' | '.join(f'{100*cnt[k]/tot:.0f}%' for k in PARTS) + ' |')
+
 def state_fate(doc, s):
     "'whole' when `doc`'s state section is the one the policy renders for session `s`, 'cut' when it differs, 'missing'; None before state sections"
     try: from llmsurgery.state import state_facts, render_state; from llmsurgery.render import Policy
@@ -292,7 +318,8 @@ def run(data, td):
         add = hook_addition(p) if hook_addition else None   # what the hook adds after the host's compaction, as it runs then
         took = time.perf_counter()-t1
         hook = [('host summary + our hook', summ+'\n\n'+add)] if add is not None else []
-        docs = [('host summary', summ), *hook, ('ours 0.5x', compact_doc(s.msgs, str(fn), max_toks=ht//2, **kw)),
+        docs = [('host summary', summ), *hook, ('ours 0.25x', compact_doc(s.msgs, str(fn), max_toks=ht//4, **kw)),
+                ('ours 0.5x', compact_doc(s.msgs, str(fn), max_toks=ht//2, **kw)),
                 ('ours 1x', compact_doc(s.msgs, str(fn), max_toks=ht, **kw)),
                 ('ours 2x', compact_doc(s.msgs, str(fn), max_toks=2*ht, **kw)), ('ours default', compact_doc(s.msgs, str(fn), **kw))]
         for dn,d in docs:
@@ -300,6 +327,7 @@ def run(data, td):
             rows.append(dict(case=name, doc=dn, toks=len_toks(d), chars=len(d), **hook_time(p, dn, took), records=len(recs), msgs=len(s.msgs),
                              facts={c: [[f, k] for f,k in sc[c]] for c in CATS}, stats=dict(getattr(d, 'stats', None) or {}),
                              state=state_fate(d, s) if dn.startswith('ours') else None,
+                             parts=dict(parts(d)),
                              **(dict(zip(('split', 'diag'), anatomy(d, s.msgs, cwds))) if dn.startswith('ours') else {}),
                              **(reader_view(s.msgs, fs) if dn=='host summary' else {})))
         print(f'{name}: {len(recs)} records, {len(s.msgs)} msgs, summary {ht} tokens, {time.perf_counter()-t0:.1f} s', file=sys.stderr)
@@ -392,6 +420,7 @@ def main():
     if not rows: sys.exit(f'no compact_boundary with a summary in {a.data}')
     table(pooled(rows), f'Pooled over {len({r["case"] for r in rows})} cases')
     hook_lines(rows)
+    parts_table(rows)
     for c in dict.fromkeys(r['case'] for r in rows): table([r for r in rows if r['case']==c], f'Case {c}')
     if a.explain: explain(rows)
     if a.json: Path(a.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False))

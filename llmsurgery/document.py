@@ -41,15 +41,21 @@ _dlg_recall = ("`*** #_ID` opens the turn that prompt `_ID` ends", "reopen the d
                "the message below it, and `llmsurgery-compact <dialog> --show _ID` (the skill's `recall`) prints it "
                "whole, `--grep REGEX` searches")
 
-def legend(recall=False):
-    "The legend: what each mark means; with `recall`, numbered turns (`'dialog'`: by id) and how to recall a message"
+# each mark the legend names after the user's and the assistant's text, and what shows it in a document
+_sigils = (('\n```python', 'fenced `python` is persistent-kernel execution'), ('\n! ', '`!` marks Bash'),
+           ('▶', '`▶` marks another tool call'), ('\n> ', '`>` marks its result'), ('¶', '`¶` replaces a newline'),
+           ('\n***', None))   # None: the turns, as `recall` numbers them
+
+def legend(recall=False, text=None):
+    "The legend: what each mark `text` holds means (all when None); with `recall`, numbered turns and how to recall one"
     turns,reopen = _dlg_recall if recall=='dialog' else _recall if recall else _plain
-    return ("This session is being continued from an earlier conversation, compacted. `§ … §` encloses user text; "
-            "`» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; "
-            f"`▶` marks another tool call; `>` marks its result; `¶` replaces a newline; {turns}; and ` … ` marks "
-            "removed middle content. A call with no `>` line after it had its result left out. The final messages "
-            "are preserved untruncated where the size allows. This representation is for orientation only: never "
-            f"copy code or commands from it; {reopen}.")
+    has = lambda mark: text is None or mark in '\n'+text
+    marks = ['`§ … §` encloses user text', '`» … »` encloses assistant text', *(o or turns for k,o in _sigils if has(k))]
+    calls = ' A call with no `>` line after it had its result left out.' if has('▶') or has('\n! ') else ''
+    final = ' The final messages are preserved untruncated where the size allows.' if has('\n***') else ''
+    return (f"This session is being continued from an earlier conversation, compacted. {'; '.join(marks)}; and ` … ` "
+            f"marks removed middle content.{calls}{final} This representation is for orientation only: never copy code "
+            f"or commands from it; {reopen}.")
 _legend = legend()
 _notes_said = ' Notes for the continuation follow the conversation.'
 def _heading(title): return f'\n\n## {title}\n\n'
@@ -98,7 +104,7 @@ def earlier_text(chain):
 
 def compact_content(chat, path, notes='', covers='', state='', recall=False, earlier=()):
     "Wrap compact conversation `chat` as a continuation document: `state` lines before it, `earlier` transcripts after"
-    doc = legend(recall) + (_notes_said if notes else '') + (_state_head + state if state else '') + _conv_head + chat
+    doc = legend(recall, f'{state}\n{chat}\n{notes}') + (_notes_said if notes else '') + (_state_head + state if state else '') + _conv_head + chat
     if notes: doc += _notes_head + notes_text(notes)
     doc += _skills_part(chat)
     said = f'The complete, authoritative transcript is `{path_text(path)}`.' + earlier_text(earlier)
@@ -327,13 +333,18 @@ summary_share = 1/8   # the most of the target the host's summary takes in the s
 
 def _keeps_new(res): return res.stats['dropped_msgs']<res.stats['msgs'] or not res.stats['msgs']
 
+def _marks_toks(enc=None):
+    "The most tokens the legend grows by when an earlier body brings the marks the new messages lack"
+    return len_toks(legend(True), enc) - len_toks(legend(True, ''), enc)
+
 def fit_beside(prior, n, fit, enc=None):
     "`(Rendering, prior kept)`: `fit(kept, grow)` within `n`, the earlier body whole while it fits beside the policy"
     if not prior or len_toks(prior, enc)<=n*prior_share: return fit(prior, None),prior
     try: room = n - fit('', False).toks - len_toks(_seam, enc)   # what the new messages at the policy leave
     except ValueError: room = 0
     err = None
-    for b in dict.fromkeys([max(room, int(n*prior_share)), room, 0]):   # its share, unless the newest turns need it
+    tries = max(room, int(n*prior_share)), room, room-_marks_toks(enc), 0   # its share, unless the newest turns need it
+    for b in dict.fromkeys(tries):
         kept = fit_prior(prior, max(b, 0), enc)
         try: res = fit(kept, None)
         except ValueError as e: err = e

@@ -51,7 +51,7 @@ def _tail_budgets(b, x):
 
 # %% ../nbs/06_fit.ipynb #aa9cc80d
 # knob positions below 0: what `wrap` adds (a document's state section) shrinks there, and only there
-_state_steps = 8
+_state_steps = 64
 knob_least = -_state_steps   # every message left out, the state at the floors: the least rendering
 
 def _state_budgets(knob, pol, floors):

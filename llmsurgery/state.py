@@ -13,11 +13,12 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/state.html.md"""
 
 # %% auto #0
 __all__ = ['plan_tools', 'edit_tools', 'cwd_label', 'task_label', 'summary_label', 'files_label', 'commits_label',
-           'request_label', 'words_label', 'typed', 'first_prompt', 'last_prompt', 'prompt_text', 'host_summary',
-           'summary_body', 'tool_calls', 'tool_results', 'done_open', 'todo_facts', 'exit_plan_facts',
-           'update_plan_facts', 'latest_plans', 'changed_paths', 'files_changed', 'commits', 'since_prompt',
-           'last_error', 'last_words', 'one_line', 'summary_sections', 'cut_summary', 'Fact', 'state_facts',
-           'fact_budget', 'render_fact', 'render_state', 'compact_state', 'read_state', 'said_text', 'merge_facts']
+           'request_label', 'words_label', 'prompts_label', 'commands_label', 'errors_label', 'typed', 'first_prompt',
+           'last_prompt', 'prompt_text', 'host_summary', 'summary_body', 'tool_calls', 'tool_results', 'done_open',
+           'todo_facts', 'exit_plan_facts', 'update_plan_facts', 'latest_plans', 'changed_paths', 'files_changed',
+           'commits', 'prompts_typed', 'commands_run', 'errors_seen', 'since_prompt', 'last_error', 'last_words',
+           'one_line', 'summary_sections', 'cut_summary', 'Fact', 'state_facts', 'fact_budget', 'cut_command',
+           'render_list', 'render_fact', 'render_state', 'compact_state', 'read_state', 'said_text', 'merge_facts']
 
 # %% ../nbs/07_state.ipynb #fec5b046
 import re
@@ -25,7 +26,7 @@ from collections import Counter
 from typing import NamedTuple
 from fastcore.utils import *
 from aidialog.msg_parts import Msg, Text, ToolUse, ToolResult
-from .toks import fit_text, as_text, len_toks
+from .toks import fit_text, head_text, as_text, len_toks
 from .render import *
 from .docstyle import rel_path, error_result, err_toks, is_error_result
 from .inject import is_summary_text
@@ -135,6 +136,41 @@ def commits(msgs):
     reported = (f'{h} {s}' for r in tool_results(msgs) if r.id in ids for h,s in _commit_re.findall(as_text(r.text)))
     return list(dict.fromkeys(reported))
 
+# %% ../nbs/07_state.ipynb #851c5f9d
+def prompts_typed(msgs):
+    "The words of every prompt typed in `msgs`, in order, each once"
+    return list(dict.fromkeys(t for m in msgs if typed(m) and (t := prompt_text(m).strip())))
+
+def _first_line(s): return next((l.strip() for l in (s or '').splitlines() if l.strip()), '')
+
+_plumbing_re = re.compile(r' 2>(?:&1|/dev/null)|\s*\|\s*(?:tail|head)(?: -n)? -?\d+\s*$')
+def _command_line(s): return _plumbing_re.sub('', _first_line(s)).strip()
+
+_exit_re = re.compile(r'exit code:? *(-?\d+)', re.IGNORECASE)
+
+def _status(r):
+    "` (exit N)` (` (failed)` when no code is given) for failing result `r`, '' when it succeeded or is missing"
+    if r is None or not is_error_result(t := as_text(r.text)): return ''
+    return f' (exit {m[1]})' if (m := _exit_re.search(t[:200])) else ' (failed)'
+
+def commands_run(msgs):
+    "`Counter` of the first line of each shell command in `msgs`, no output plumbing, and how it ended, in order"
+    res = {r.id: r for r in tool_results(msgs) if r.id}
+    cmd = lambda p: (p.arguments or {}).get('command') if isinstance(p.arguments, dict) else None
+    return Counter(f'`{c}`{_status(res.get(p.id))}' for p in tool_calls(msgs)
+                   if isinstance(cmd(p), str) and (c := _command_line(cmd(p))))
+
+_errline_re = re.compile(r'error|failed|traceback|exception', re.IGNORECASE)
+_tag_re = re.compile(r'</?tool_use_error>')   # a host's wrapper of a refused call's reason
+
+def errors_seen(msgs):
+    "`Counter` of each error result's telling line (the first naming an error, past `Exit code N`), in order"
+    def line(t):
+        ls = [o for l in _tag_re.sub('', t).splitlines()
+              if (o := l.strip().removeprefix('Error: ')) and not _exit_re.fullmatch(o)]
+        return next((l for l in ls if _errline_re.search(l)), ls[0] if ls else '')
+    return Counter(o for r in tool_results(msgs) if is_error_result(t := as_text(r.text)) and (o := line(t)))
+
 # %% ../nbs/07_state.ipynb #a9d1fab0
 def since_prompt(msgs):
     "The messages after the last prompt typed in `msgs`; all of them when there is none"
@@ -206,17 +242,20 @@ cwd_label,task_label = 'Working directory','Task (the first prompt typed)'
 summary_label = "Earlier conversation (the host's summary)"
 files_label,commits_label = 'Files changed (edit calls)','Commits'
 request_label,words_label = 'Latest request (the last prompt typed)','Last assistant message'
+prompts_label,commands_label,errors_label = 'Other prompts typed','Commands run (first lines)','Errors (first lines)'
 
 class Fact(NamedTuple):
     "One line of a state: its `label`, its `text`, and its `kind`, which says how it is budgeted and marked"
     label: str
     text: str
-    kind: str = None   # 'said' (the user's words), 'summary', 'user', 'error', 'asst', 'carried'; None: as it is
+    kind: str = None   # 'said' (the user's words), 'summary', 'user', 'error', 'asst', 'carried', a list; None: as it is
 
 def _said_last(msgs, task):
     "The last prompt of `msgs`, unless it is the task"
     ask = last_prompt(msgs) and prompt_text(last_prompt(msgs))
     return ask if ask and ask.strip()!=(task or '').strip() else None
+
+def _counted(c): return [k if n==1 else f'{k} ×{n}' for k,n in c.items()]
 
 def _error_fact(e): return Fact(f'Last error, no later {e[0]} call succeeded', e[1], 'error')
 
@@ -225,12 +264,16 @@ def state_facts(msgs, cwd=None, task=None):
     task = task or (first_prompt(msgs) and prompt_text(first_prompt(msgs)))
     summary,fs,cs = host_summary(msgs),files_changed(msgs, cwd),commits(msgs)
     ask,err,words = _said_last(msgs, task),last_error(msgs),last_words(msgs)
+    others = [o for o in prompts_typed(msgs) if o.strip() not in {(task or '').strip(), (ask or '').strip()}]
     res = [Fact(cwd_label, f'`{cwd}`; paths inside it are written relative to it')] if cwd else []
     if task: res.append(Fact(task_label, task, 'said'))
     if summary: res.append(Fact(summary_label, summary_body(summary.text), 'summary'))
     res += [Fact(k, t, 'user') for k,t in latest_plans(msgs)]
-    if fs: res.append(Fact(files_label, ', '.join(f'{p} ({n})' for p,n in fs.items()), 'user'))
+    if others: res.append(Fact(prompts_label, '\n'.join(others), 'prompts'))
+    if fs: res.append(Fact(files_label, ', '.join(f'{p} ({n})' for p,n in fs.items()), 'paths'))
     if cs: res.append(Fact(commits_label, '; '.join(cs), 'user'))
+    if cmds := commands_run(msgs): res.append(Fact(commands_label, '\n'.join(_counted(cmds)), 'commands'))
+    if errs := errors_seen(msgs): res.append(Fact(errors_label, '\n'.join(_counted(errs)), 'errors'))
     if ask: res.append(Fact(request_label, ask, 'said'))
     if err: res.append(_error_fact(err))
     if words: res.append(Fact(words_label, words, 'asst'))
@@ -246,8 +289,37 @@ def fact_budget(kind, b):
     if kind is None: return None
     return _scale(b.asst_toks, 4) if kind=='asst' else b.user_toks
 
+_command_re = re.compile(r'`(.*)`((?: \((?:exit -?\d+|failed)\))?(?: ×\d+)?)', re.S)
+
+def cut_command(t, n):
+    "Command item `t` within about `n` tokens: the command's head inside its backticks, its status and count kept"
+    m = _command_re.fullmatch(t)
+    if n is None or not m: return t if n is None else head_text(t, n)
+    return f"`{head_text(m[1], max(n-len_toks(m[2])-2, 4)) or ' …'}`{m[2]}"
+
+# a list: how one of its items is cut, to how many tokens, and how the items are joined
+_lists = dict(prompts=(lambda t, n: fit_text(t, n, _fact_fmts['said']), 48, ' '), paths=(lambda t, n: t, None, ', '),
+              commands=(cut_command, 24, ', '), errors=(head_text, 24, '; '))
+
+def _items_of(s, kind): return s.split(', ') if kind=='paths' else s.split('\n')
+
+def render_list(s, kind, b):
+    "List fact `s` within the user budget of `b`: each item cut to its few tokens, the newest kept when not all fit"
+    cut,n,sep = _lists[kind]
+    items,total = [cut(one_line(o), n if b.user_toks is not None else None) for o in _items_of(s, kind)],b.user_toks
+    if total is None: return sep.join(items)
+    kept,used = [],0
+    for o in reversed(items):   # the newest first; a count stands for the rest
+        t = len_toks(o+sep)
+        if used+t > total-8: break
+        kept.append(o)
+        used += t
+    left = len(items)-len(kept)
+    return sep.join(([f'… {left} earlier left out …'] if left else []) + kept[::-1]) if kept else ''
+
 def render_fact(s, kind, b):
     "Fact text `s` of `kind` on one line within its `fact_budget`: an error with its diagnostics, a summary by sections"
+    if kind in _lists: return render_list(s, kind, b)
     if kind=='error': return one_line(error_result(s, err_toks(b.result_toks)))
     if kind=='summary': s = cut_summary(s, fact_budget(kind, b), _fact_fmts[kind])   # its last sections first
     return fit_text(one_line(s), fact_budget(kind, b), _fact_fmts.get(kind, noop))
@@ -289,8 +361,8 @@ def _join_items(a, b): return '; '.join(dict.fromkeys(a.split('; ') + b.split(';
 _joins = {files_label: _join_counts, commits_label: _join_items}
 
 # %% ../nbs/07_state.ipynb #937a20bc
-_order = (cwd_label, task_label, summary_label, ' (latest ', files_label, commits_label, request_label, 'Last error',
-          words_label)
+_order = (cwd_label, task_label, summary_label, ' (latest ', files_label, commits_label, prompts_label, commands_label,
+          errors_label, request_label, 'Last error', words_label)
 
 def _rank(k): return next((i for i,o in enumerate(_order) if o in k), len(_order))
 

@@ -28,9 +28,12 @@ MEANS = {'§ … §': 'user', '» … »': 'assistant', 'python': 'kernel', '!':
 def num(s): return int(s.replace(',', ''))
 def fold(s): return ' '.join(s.split())
 
+# a conversation holding every mark of the notation: a legend names only the marks its document holds
+EVERY_MARK = '§ a §\n» b ¶ c »\n! ls\n> d\n▶ Read()\n```python\n1\n```\n\n***\n\n§ e §'
+
 def legend():
-    "The legend as the code writes it: what `compact_content` puts before the conversation"
-    return compact_content('', 'x.jsonl').partition('\n\n## Conversation')[0]
+    "The legend as the code writes it: what `compact_content` puts before a conversation with every mark"
+    return compact_content(EVERY_MARK, 'x.jsonl').partition('\n\n## Conversation')[0]
 
 def notation(text):
     "`[(mark, what is said of it)]` of the notation sentence in `text`: from the `§ … §` mark to the end of the ` … ` mark's clause"

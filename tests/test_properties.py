@@ -599,7 +599,8 @@ def test_doc_state_is_never_dropped(msgs):
 def test_state_facts_within_their_budgets(msgs, b):
     "The state section: each fact on one line, within the budget its kind takes from the conversation's budgets"
     b = Budgets(*b)
-    limits = dict(said=b.user_toks, user=b.user_toks, asst=4*b.asst_toks, summary=b.user_toks, error=err_toks(b.result_toks))
+    limits = dict(said=b.user_toks, user=b.user_toks, asst=4*b.asst_toks, summary=b.user_toks, error=err_toks(b.result_toks),
+                  **{k: b.user_toks for k in ('prompts', 'paths', 'commands', 'errors')})   # a list: within the user budget
     for label, s, kind in state_facts(msgs, '/w'):
         out = render_fact(s, kind, b)
         assert '\n' not in out and no_new_fffd(s, out)
