@@ -8,9 +8,9 @@ llmsurgery 0.0.17 (bench/bench.py installs it in a venv of its own), the same on
 result repeats (a document renders a repeated result once), the spec's renderer (`compact_chat` with
 `compact_policy`) on both against 0.0.17's, the compaction of the two largest real sessions (no goal: they show what a
 session that repeats few results gains), and Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the
-bare interpreter. Each version's modules are byte-compiled first, as an installed package's are. `--rev REV`
-measures that git revision too (extracted into the cache), in the same run: a before and after on one machine. The
-machine may be shared: ratios within one run are what compare.
+bare interpreter, with the gate `--install-hooks` writes and without. Each version's modules are byte-compiled first, as
+an installed package's are. `--rev REV` measures that git revision too (extracted into the cache), in the same run: a
+before and after on one machine. The machine may be shared: ratios within one run are what compare.
 """
 import argparse, functools, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -56,11 +56,11 @@ def wall(cmd, env=None, stdin=b'', check=True):
 
 def median(f, reps): return statistics.median(f() for _ in range(reps))
 
-def hook_row(code, reps, state):
-    "`(hook seconds, bare interpreter seconds)`: Codex's hook on a prompt it lets pass, medians of `reps` runs"
+def hook_row(code, reps, state, gate=GATE):
+    "`(hook seconds, bare interpreter seconds)`: Codex's hook (its command's `gate`) on a prompt it lets pass, medians of `reps` runs"
     env = dict(os.environ, PYTHONPATH=str(code), XDG_STATE_HOME=state)
     bare = median(lambda: wall([sys.executable, '-P', '-c', 'pass'], env), reps)
-    hook = median(lambda: wall([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'codex', *GATE], env, PASS), reps)
+    hook = median(lambda: wall([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'codex', *gate], env, PASS), reps)
     return hook, bare
 
 def big_hook_row(code, reps, state):
@@ -119,6 +119,7 @@ def measures(code, chain, sessions, cache, reps, state, rows):
         if {doc, chat} & rows: res[doc],res[chat] = chat_rows(code, path, cache, reps)
     if 'real' in rows: res['real'] = real_rows(code, cache, reps)
     if 'hook' in rows: res['hook'] = hook_row(code, max(reps, 5), state)
+    if 'barehook' in rows: res['barehook'] = hook_row(code, max(reps, 5), state, gate=())
     if 'bighook' in rows: res['bighook'] = big_hook_row(code, reps, state)
     return res
 
@@ -131,6 +132,7 @@ ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of
         ('spec_unique', "`compact_chat` (`compact_policy`) on the session in which no result repeats, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('real', '`compact_doc` on the two largest real sessions (tests/data/claude-real, 2.8 and 2.9 MB), 0.0.17 against it (in process): they repeat few results', '{:.3f} s', 'none set', None),
         ('hook', "Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the bare interpreter", '{:.3f} s', '≤ 2.5x and ≤ 0.05 s', lambda v,b: v<=2.5*b and v<=0.05),
+        ('barehook', "the same hook with no gate in its command (as run by hand, or written by an older llmsurgery)", '{:.3f} s', '≤ 2.5x', lambda v,b: v<=2.5*b),
         ('bighook', "Claude Code's state hook on a 2 GB transcript holding no newline, against the bare interpreter", '{:.2f} s', '≤ 8 s (its deadline)', lambda v,b: v<=8)]
 
 def cell(key, v, fmt):
