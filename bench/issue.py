@@ -1,16 +1,17 @@
 """The release measures, each as a ratio against its own baseline taken in the same run, beside its goal.
 
-Run: `make bench` (or `.venv/bin/python bench/issue.py [--mb 400] [--msgs 10000] [--reps 3] [--rev REV] [--rows ROWS]`). Not part of the
-test suite. Rows: `--all` on the ~400 MB chained Claude Code session (bench/e2e.py builds it, cached outside the
-repository) against the stdlib JSON-parse floor of the same file, its peak RSS against the file's size, the default read
-against the same floor, the compaction (`compact_doc`) of the synthetic 10,000-message session in process against
-llmsurgery 0.0.17 (bench/bench.py installs it in a venv of its own), the same on a session of that size in which no
-result repeats (a document renders a repeated result once), the spec's renderer (`compact_chat` with
-`compact_policy`) on both against 0.0.17's, the compaction of the two largest real sessions (no goal: they show what a
-session that repeats few results gains), and Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the
-bare interpreter, with the gate `--install-hooks` writes and without. Each version's modules are byte-compiled first, as
-an installed package's are. `--rev REV` measures that git revision too (extracted into the cache), in the same run: a
-before and after on one machine. The machine may be shared: ratios within one run are what compare.
+Run: `make bench` (or `.venv/bin/python bench/issue.py [--mb 400] [--msgs 10000] [--reps 3] [--rev REV] [--rows ROWS]`).
+Not part of the test suite. Rows: `--all` on the ~400 MB chained Claude Code session (bench/e2e.py builds it, cached
+outside the repository) against the stdlib JSON-parse floor of the same file, its peak RSS against the file's size, the
+default read against the same floor, the compaction (`compact_doc`) of the synthetic 10,000-message session in process
+against llmsurgery 0.0.17 (bench/bench.py installs it in a venv of its own), the same on a session of that size in
+which no result repeats (a document renders a repeated result once), and on one of short results and calls, as real
+sessions mostly hold (0.0.17 tokenized each text whole, which costs little for a short one), the spec's renderer
+(`compact_chat` with `compact_policy`) on each against 0.0.17's, the compaction and `compact_chat` of the two largest
+real sessions, and Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the bare interpreter, with
+the gate `--install-hooks` writes and without. Each version's modules are byte-compiled first, as an installed
+package's are. `--rev REV` measures that git revision too (extracted into the cache), in the same run: a before and
+after on one machine. The machine may be shared: ratios within one run are what compare.
 """
 import argparse, functools, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -103,11 +104,11 @@ def chat_rows(code, synth, cache, reps):
     return (best(0, 1), best(1, 1)),(best(0, 2), best(1, 2))
 
 def real_rows(code, cache, reps):
-    "`(0.0.17's, this code's)` compactions of the real sessions, in seconds, summed over them (each best of `reps` turns)"
-    rows = [chat_rows(code, f, cache, reps)[0] for f in REAL]
-    return sum(o for o,_ in rows),sum(n for _,n in rows)
+    "`(doc, chat)`: `(0.0.17's, this code's)` compactions and `compact_chat`s of the real sessions, in seconds, summed over them (each best of `reps` turns)"
+    rows = [chat_rows(code, f, cache, reps) for f in REAL]
+    return tuple((sum(r[i][0] for r in rows), sum(r[i][1] for r in rows)) for i in (0, 1))
 
-_pairs = ('chat', 'spec'),('unique', 'spec_unique')
+_pairs = ('chat', 'spec'),('unique', 'spec_unique'),('short', 'spec_short')
 
 def measures(code, chain, sessions, cache, reps, state, rows):
     "Each of `rows`' `(value, baseline)` for the code in `code`, each value and its baseline measured in turn"
@@ -117,7 +118,7 @@ def measures(code, chain, sessions, cache, reps, state, rows):
         res.update(all=(whole[0], floor[0]), rss=(whole[1], chain().stat().st_size), default=(default[0], floor[0]))
     for (doc,chat),path in zip(_pairs, sessions):   # each synthetic session: its compaction's row, its `compact_chat`'s
         if {doc, chat} & rows: res[doc],res[chat] = chat_rows(code, path, cache, reps)
-    if 'real' in rows: res['real'] = real_rows(code, cache, reps)
+    if {'real', 'spec_real'} & rows: res['real'],res['spec_real'] = real_rows(code, cache, reps)
     if 'hook' in rows: res['hook'] = hook_row(code, max(reps, 5), state)
     if 'barehook' in rows: res['barehook'] = hook_row(code, max(reps, 5), state, gate=())
     if 'bighook' in rows: res['bighook'] = big_hook_row(code, reps, state)
@@ -130,7 +131,10 @@ ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of
         ('unique', '`compact_doc` on a synthetic {msgs:,}-message session in which no result repeats, 0.0.17 against it (in process)', '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('spec', "`compact_chat` (`compact_policy`) on the synthetic session, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('spec_unique', "`compact_chat` (`compact_policy`) on the session in which no result repeats, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
+        ('short', '`compact_doc` on a synthetic {msgs:,}-message session of short results and calls, as real sessions mostly hold, 0.0.17 against it (in process)', '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
+        ('spec_short', "`compact_chat` (`compact_policy`) on the session of short results, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('real', '`compact_doc` on the two largest real sessions (tests/data/claude-real, 2.8 and 2.9 MB), 0.0.17 against it (in process): they repeat few results', '{:.3f} s', 'none set', None),
+        ('spec_real', "`compact_chat` (`compact_policy`) on the same two, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('hook', "Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the bare interpreter", '{:.3f} s', '≤ 2.5x and ≤ 0.05 s', lambda v,b: v<=2.5*b and v<=0.05),
         ('barehook', "the same hook with no gate in its command (as run by hand, or written by an older llmsurgery)", '{:.3f} s', '≤ 2.5x', lambda v,b: v<=2.5*b),
         ('bighook', "Claude Code's state hook on a 2 GB transcript holding no newline, against the bare interpreter", '{:.2f} s', '≤ 8 s (its deadline)', lambda v,b: v<=8)]
@@ -168,8 +172,10 @@ def main():
     chain = functools.cache(lambda: e2e.build_chain(e2e.find_data(), cache, a.mb))   # built only for the rows that read it
     print(f'Release measures: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {e2e.load()} at start\n')
     with tempfile.TemporaryDirectory() as tmp:
-        sessions = [Path(tmp)/'s.jsonl', Path(tmp)/'unique.jsonl']   # the synthetic session, and one in which no result repeats
-        for f,rep in zip(sessions, (True, False)): f.write_text('\n'.join(synth_claude(a.msgs, seed=3, repeat=rep))+'\n')
+        # the synthetic session, one in which no result repeats, and one of short results and calls (as real sessions hold)
+        sessions = [Path(tmp)/'s.jsonl', Path(tmp)/'unique.jsonl', Path(tmp)/'short.jsonl']
+        for f,kw in zip(sessions, ({}, dict(repeat=False), dict(big=False))):
+            f.write_text('\n'.join(synth_claude(a.msgs, seed=3, **kw))+'\n')
         codes = ([(f'{a.rev} (before)', e2e.code_dir(cache, a.rev))] if a.rev else []) + [('working tree', e2e.code_dir(cache, None))]
         runs = {n: measures(c, chain, sessions, cache, a.reps, tmp, rows) for n,c in codes}
     print_table(runs, a.mb, a.msgs)
