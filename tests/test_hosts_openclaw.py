@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from aidialog.msg_parts import ToolUse, ToolResult
 from hostkit import compact_in, text
-from openclawkit import install_openclaw, ClawMock, claw_config, claw_turn, claw_db, claw_env, clawexec
+from openclawkit import install_openclaw, ClawMock, Gateway, claw_config, claw_turn, claw_db, claw_env, clawexec, run_claw
 from llmsurgery.hosts.openclaw import claw_ack
 from llmsurgery.hosts.base import host_named
 from llmsurgery.sessions import read_session
@@ -123,3 +123,51 @@ def test_resume_is_continued_by_openclaw_and_to_claude(openclaw, tmp_path):
     assert rc==0 and out.startswith('claude --resume '), (out, err)
     new = next((home/'.claude'/'projects').rglob(f"{out.split()[-1]}.jsonl"))
     assert 'CLAW-TASK: show me the notes' in read_session(new).summary
+
+# ---------------------------------------------------------------- llmsurgery inside OpenClaw
+
+def test_install_merges_the_plugin_and_gives_the_config_back(tmp_path, monkeypatch):
+    "The install names the plugin in the user's config (theirs kept), twice is once; the uninstall gives the bytes back"
+    from llmsurgery.install import install_hooks, uninstall_hooks
+    monkeypatch.setenv('HOME', str(tmp_path)); monkeypatch.setenv('XDG_STATE_HOME', str(tmp_path/'state'))
+    monkeypatch.delenv('OPENCLAW_STATE_DIR', raising=False); monkeypatch.delenv('OPENCLAW_CONFIG_PATH', raising=False)
+    (oc := tmp_path/'.openclaw').mkdir()
+    mine = dict(plugins=dict(load=dict(paths=['/theirs'])), agents=dict(defaults=dict(model=dict(primary='m/x'))))
+    (cfg := oc/'openclaw.json').write_text(json.dumps(mine, indent=4))
+    before = cfg.read_bytes()
+    lines = install_hooks('openclaw')
+    d = json.loads(cfg.read_text())
+    assert d['plugins']['load']['paths'] == ['/theirs', str(oc/'llmsurgery'/'llmsurgery.mjs')]
+    assert d['agents']['defaults']['compaction'] == {'provider': 'llmsurgery'} and d['plugins']['entries']['llmsurgery']
+    assert json.loads((oc/'llmsurgery'/'openclaw.plugin.json').read_text())['activation'] == {'onStartup': True}
+    assert 'as its compactor' in lines[0] and cfg.read_text().startswith('{\n    "')
+    assert install_hooks('openclaw') == lines
+    cfg.write_text(json.dumps(d | {'meta': {'lastTouchedVersion': '2026.9.6'}}, indent=2))   # OpenClaw stamps it
+    undo = uninstall_hooks('openclaw')
+    assert cfg.read_bytes() == before and not (oc/'llmsurgery').exists(), undo
+    cfg.write_text(json.dumps(dict(agents=dict(defaults=dict(compaction=dict(provider='lossless'))))))
+    with pytest.raises(ValueError, match="provider is 'lossless'"): install_hooks('openclaw')
+
+def test_llmsurgery_makes_openclaws_compaction(openclaw, tmp_path):
+    """With `--install-hooks openclaw`, the real Gateway's `sessions compact` of the genuine session stores llmsurgery's
+    document, with no model call, and the model's next request carries it; the uninstall gives the config back"""
+    node,js = openclaw
+    home,_ = sandbox(tmp_path)
+    cwd = tmp_path/'work'
+    cwd.mkdir()
+    with ClawMock([text('REPLY-AFTER-OURS')]) as s:
+        cfg = claw_config(home, s, cwd)
+        before = cfg.read_bytes()
+        rc,out,err = claw_cli(home, cwd, node, js, '--install-hooks', 'openclaw')
+        assert rc == 0 and 'as its compactor' in out, (out, err)
+        with Gateway(node, js, home, cwd) as g: got = g.compact(f'agent:main:explicit:{SID}')
+        rc,out,err = run_claw(node, js, home, cwd, ['agent', '--local', '--agent', 'main', '--session-id', SID,
+                                                    '--message', 'NEXT-TURN', '--json'])
+        assert rc == 0, (out[-2000:], err[-3000:])
+        said = ''.join(c.get('text', '') for c in s.main_requests()[-1]['body']['messages'][1]['content'])
+    assert got['compacted'] and not s.summaries(), got   # no model call for the summary
+    stored = got['result']['summary']
+    assert 'CLAW-TASK: show me the notes' in stored and 'Counted to 600.' in stored and '--show' in stored, stored[:500]
+    assert 'compacted into the following summary' in said and 'CLAW-TASK: show me the notes' in said, said[:500]
+    rc,out,err = claw_cli(home, cwd, node, js, '--uninstall-hooks', 'openclaw')
+    assert rc == 0 and cfg.read_bytes() == before and not (home/'.openclaw'/'llmsurgery').exists(), (out, err)
