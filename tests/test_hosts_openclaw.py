@@ -5,13 +5,13 @@ a failing command, an edit, a write, a read, a long output (stored zstd-compress
 database OpenClaw wrote, read-only: prompts, replies, calls and results, the failed command an error, the compaction a
 boundary. A row OpenClaw compressed with zstd reads as the JSON one. The CLI lists it (`--host openclaw`), finds it by
 id, searches it and `--show`s a message by number. One turn of the real CLI, made here, reads right too."""
-import json, os, shutil, sqlite3, subprocess
+import json, os, shlex, shutil, sqlite3, subprocess
 from pathlib import Path
 import pytest
 from aidialog.msg_parts import ToolUse, ToolResult
 from hostkit import compact_in, text
-from openclawkit import install_openclaw, ClawMock, Gateway, claw_config, claw_turn, claw_db, claw_env, clawexec, run_claw
-from llmsurgery.hosts.openclaw import claw_ack
+from openclawkit import install_openclaw, ClawMock, Gateway, claw_config, claw_turn, claw_db, claw_env, clawexec, run_claw, point_at
+from llmsurgery.hosts.openclaw import claw_ack, claw_go
 from llmsurgery.hosts.base import host_named
 from llmsurgery.sessions import read_session
 
@@ -107,18 +107,20 @@ def test_resume_is_continued_by_openclaw_and_to_claude(openclaw, tmp_path):
     with ClawMock() as s0: claw_config(home, s0, cwd)   # the config's model; the mock's address is set at the turn
     cfg = (home/'.openclaw'/'openclaw.json').read_bytes()
     rc,out,err = claw_cli(home, cwd, node, js, SID, '--resume')
-    assert rc==0 and out.splitlines()[-1].startswith('openclaw tui --local --session agent:main:explicit:'), (out, err)
-    sid = out.split()[-1].rsplit(':', 1)[1]
+    argv = shlex.split(out.splitlines()[-1])
+    assert rc==0 and argv[:5] == ['openclaw', 'agent', '--local', '--agent', 'main'], (out, err)
+    sid = argv[argv.index('--session-id')+1]
     assert (home/'.openclaw'/'openclaw.json').read_bytes() == cfg   # the import leaves the config as it was
     assert not list((home/'.openclaw'/'agents'/'main'/'sessions').glob('*'))
     with ClawMock([text('REPLY-IN-OPENCLAW')]) as s:
-        got = claw_turn(node, js, home, cwd, sid, 'CONTINUE-HERE', s)
+        point_at(home, s)
+        rc,got,err = run_claw(node, js, home, cwd, argv[1:])   # the very command printed
         body = s.main_requests()[-1]['body']
     said = [m['content'] if isinstance(m['content'], str) else ''.join(c.get('text', '') for c in m['content'])
             for m in body['messages']]
-    assert got['payloads'][0]['text'] == 'REPLY-IN-OPENCLAW'
+    assert rc == 0 and 'REPLY-IN-OPENCLAW' in got, (got[-2000:], err[-2000:])
     assert 'CLAW-TASK: show me the notes' in said[1] and 'compacted into the following summary' in said[1], said[1][:300]
-    assert said[2] == claw_ack and 'CONTINUE-HERE' in said[3]
+    assert said[2] == claw_ack and claw_go in said[3]
     rc,out,err = claw_cli(home, cwd, node, js, SID, '--to', 'claude')
     assert rc==0 and out.startswith('claude --resume '), (out, err)
     new = next((home/'.claude'/'projects').rglob(f"{out.split()[-1]}.jsonl"))
