@@ -45,8 +45,9 @@ def claw_query(db, sql, args=()):
     "The rows `sql` selects from the OpenClaw store at `db`, read-only; a ValueError saying why it could not be read"
     db = Path(db)
     if not db.is_file(): raise ValueError(f'{db}: no OpenClaw store there')
+    uri = f"{db.resolve().as_uri()}?mode=ro{'' if Path(f'{db}-wal').exists() else '&immutable=1'}"   # no log: no writer
     try:
-        with closing(sqlite3.connect(f'{db.resolve().as_uri()}?mode=ro', uri=True, timeout=2)) as c:
+        with closing(sqlite3.connect(uri, uri=True, timeout=2)) as c:
             return c.execute(sql, args).fetchall()
     except sqlite3.Error as e: raise ValueError(f'{db}: cannot read the OpenClaw store ({e})') from None
 
