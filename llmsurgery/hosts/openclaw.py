@@ -1,10 +1,12 @@
-"""OpenClaw: its sessions, read from its SQLite store without ever writing to it
+"""OpenClaw: its sessions read from its SQLite store without ever writing to it, continued through its doctor import, and llmsurgery as its compactor
 
 OpenClaw keeps each agent's sessions in one SQLite database, `openclaw-agent.sqlite`, not in files: a session's
 transcript is rows of `transcript_events`, one JSON entry a row (an entry of a kilobyte or more zstd-compressed), in
 the order OpenClaw wrote them. The host, `Openclaw`, finds every agent's store, opens it read-only, reads a session's
 entries into canonical messages (prompts, replies, tool calls and results, errors; a compaction a boundary), numbered
-by row, and lists a directory's sessions as `StoreRef`s.
+by row, and lists a directory's sessions as `StoreRef`s. A continuation goes into the store through OpenClaw's own
+import, and is read back; and OpenClaw lets a plugin write a compaction's summary, so the plugin `--install-hooks
+openclaw` writes makes each of its compactions llmsurgery's document of the part compacted, with no model call.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/openclaw.html.md"""
 
