@@ -417,6 +417,7 @@ def without_plugin(self:Openclaw, d):
     kept = lambda ps: [x for x in ps if x!=p] or None if isinstance(ps, list) else ps
     d = _less(d, ('plugins', 'load', 'paths'), kept)
     d = _less(d, ('plugins', 'entries', claw_plugin_id), lambda e: None)
+    d = _less(d, ('plugins', 'allow'), lambda a: [x for x in a if x!=claw_plugin_id] if isinstance(a, list) else a)
     return _less(d, ('agents', 'defaults', 'compaction', 'provider'), lambda v: None if v==claw_plugin_id else v)
 
 @patch
@@ -428,6 +429,8 @@ def with_plugin(self:Openclaw, d):
     ps = _at(d, 'plugins', 'load').get('paths')
     d = _put(d, ('plugins', 'load', 'paths'), [*(ps if isinstance(ps, list) else []), str(self.plugin_file())])
     d = _put(d, ('plugins', 'entries', claw_plugin_id), dict(enabled=True))
+    if isinstance(allow := _at(d, 'plugins').get('allow'), list) and allow:   # a list of the only plugins it loads
+        d = _put(d, ('plugins', 'allow'), [*allow, claw_plugin_id])
     return _put(d, ('agents', 'defaults', 'compaction', 'provider'), claw_plugin_id)
 
 # %% ../../nbs/14i_openclaw.ipynb #d5358cf8
