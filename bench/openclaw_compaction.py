@@ -90,7 +90,8 @@ def main(mb=3, reps=1):
         subprocess.run([str(EXE), '--install-hooks', 'openclaw'], env=env, check=True, capture_output=True)
         ours = min((compact_once(node, js, home, cwd, store) for _ in range(reps)), key=lambda o: o[0])
         for name,(dt,summary,calls,why) in (("OpenClaw's own, loopback model", own), ("with llmsurgery's plugin", ours)):
-            said = f'summary {len_toks(summary):,} tokens' if summary else f'no compaction: {why}'
+            cut = '; cut by OpenClaw' if summary and 'Compaction summary truncated' in summary else ''
+            said = f'summary {len_toks(summary):,} tokens, {len(summary):,} characters{cut}' if summary else f'no compaction: {why}'
             print(f'{name}: {dt:.2f} s, {calls} model call(s); {said}')
         print(f'load average after: {os.getloadavg()[0]:.2f}')
 

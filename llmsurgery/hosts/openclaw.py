@@ -368,7 +368,7 @@ def write_resume(self:Openclaw, session, doc, cwd=None):
 
 # %% ../../nbs/14i_openclaw.ipynb #d82e4b16
 claw_plugin_id = 'llmsurgery'   # the id of llmsurgery's plugin and of its compaction provider in OpenClaw's config
-claw_doc_toks = 8_000   # the tokens a document made for OpenClaw's compaction is given
+claw_doc_toks = 2_000   # a document for OpenClaw's compaction: some 8,000 characters, which it never cuts
 
 Openclaw.hook_events = {'summarize': Hook('compact')}   # the plugin's one question: the summary of a compaction
 Openclaw.plugin_settings,Openclaw.own_keys = True,('meta',)   # OpenClaw stamps `meta` into the config it writes
