@@ -11,7 +11,7 @@ import pytest
 from aidialog.msg_parts import ToolUse, ToolResult
 from hostkit import compact_in, text
 from openclawkit import install_openclaw, ClawMock, Gateway, claw_config, claw_turn, claw_db, claw_env, clawexec, run_claw, point_at
-from llmsurgery.hosts.openclaw import claw_ack, claw_go
+from llmsurgery.hosts.openclaw import claw_ack, claw_go, claw_entries
 from llmsurgery.hosts.base import host_named
 from llmsurgery.sessions import read_session
 
@@ -99,7 +99,8 @@ def claw_cli(home, cwd, node, js, *args):
     return p.returncode,p.stdout,p.stderr
 
 def test_resume_is_continued_by_openclaw_and_to_claude(openclaw, tmp_path):
-    "`--resume` of the genuine session adds a session the real CLI continues with the document; `--to claude` too"
+    """`--resume` of the genuine session adds a session the printed command continues with the document; a Claude Code
+    session goes `--to openclaw`, the genuine one `--to claude`"""
     node,js = openclaw
     home,cwd = sandbox(tmp_path)
     cwd = tmp_path/'work'
@@ -121,6 +122,12 @@ def test_resume_is_continued_by_openclaw_and_to_claude(openclaw, tmp_path):
     assert rc == 0 and 'REPLY-IN-OPENCLAW' in got, (got[-2000:], err[-2000:])
     assert 'CLAW-TASK: show me the notes' in said[1] and 'compacted into the following summary' in said[1], said[1][:300]
     assert said[2] == claw_ack and claw_go in said[3]
+    src = Path(__file__).parent/'data'/'genuine'/'claude_bash.jsonl'   # another host's session, continued here
+    rc,out,err = claw_cli(home, cwd, node, js, src, '--to', 'openclaw')
+    argv = shlex.split(out.splitlines()[-1])
+    assert rc == 0 and argv[:5] == ['openclaw', 'agent', '--local', '--agent', 'main'], (out, err)
+    es = claw_entries(claw_db(home), argv[argv.index('--session-id')+1])
+    assert src.name in next(e for _,e in es if e.get('type')=='compaction')['summary']   # the document, read back
     rc,out,err = claw_cli(home, cwd, node, js, SID, '--to', 'claude')
     assert rc==0 and out.startswith('claude --resume '), (out, err)
     new = next((home/'.claude'/'projects').rglob(f"{out.split()[-1]}.jsonl"))
