@@ -39,8 +39,8 @@ def big_store(node, js, home, cwd, mb):
     (d/'sessions.json').write_text(json.dumps({f'agent:main:explicit:{SID}': dict(sessionId=SID,
                                    updatedAt=int(time.time()*1000), sessionFile=f'{SID}.jsonl')}))
     t = time.perf_counter()
-    rc,out,err = run_claw(node, js, home, cwd, ['doctor', '--session-sqlite', 'import', '--session-sqlite-agent', 'main',
-                                                '--non-interactive'], timeout=600)
+    args = ['doctor', '--session-sqlite', 'import', '--session-sqlite-agent', 'main', '--non-interactive']
+    rc,out,err = run_claw(node, js, home, cwd, args, timeout=600)
     assert rc==0, (out[-2000:], err[-2000:])
     print(f'session: {sum(len(json.dumps(e)) for e in lines)/1e6:.2f} MB, {len(lines):,} entries, imported in '
           f'{time.perf_counter()-t:.1f} s')
@@ -89,9 +89,10 @@ def main(mb=3, reps=1):
         env = claw_env(home, node) | {k: v for k,v in os.environ.items() if k=='PYTHONPATH'}
         subprocess.run([str(EXE), '--install-hooks', 'openclaw'], env=env, check=True, capture_output=True)
         ours = min((compact_once(node, js, home, cwd, store) for _ in range(reps)), key=lambda o: o[0])
-        for name,(dt,summary,calls,why) in (("OpenClaw's own, loopback model", own), ("with llmsurgery's plugin", ours)):
+        for name,(dt,summary,calls,why) in (("OpenClaw's own, a loopback model", own), ("with the plugin", ours)):
             cut = '; cut by OpenClaw' if summary and 'Compaction summary truncated' in summary else ''
-            said = f'summary {len_toks(summary):,} tokens, {len(summary):,} characters{cut}' if summary else f'no compaction: {why}'
+            said = f'summary {len_toks(summary):,} tokens, {len(summary):,} characters{cut}' if summary else None
+            said = said or f'no compaction: {why}'
             print(f'{name}: {dt:.2f} s, {calls} model call(s); {said}')
         print(f'load average after: {os.getloadavg()[0]:.2f}')
 

@@ -94,7 +94,7 @@ def with_ours(d, host, cmd=None):
     return d | dict(hooks=hooks)
 
 def ours_in(d, host):
-    "Settings `d` with llmsurgery's part for `host`: its hooks, or its plugin named where the host's settings load plugins"
+    "Settings `d` with llmsurgery's part for `host`: its hooks, or its plugin, where the host's settings name plugins"
     return host.with_plugin(d) if host.plugin_settings else with_ours(d, host)
 
 def ours_out(d, host):

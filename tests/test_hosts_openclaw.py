@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from aidialog.msg_parts import ToolUse, ToolResult
 from hostkit import compact_in, text
-from openclawkit import install_openclaw, ClawMock, Gateway, claw_config, claw_turn, claw_db, claw_env, clawexec, run_claw, point_at
+from openclawkit import (install_openclaw, ClawMock, Gateway, claw_config, claw_turn, claw_db, claw_env, clawexec,
+                         run_claw, point_at)
 from llmsurgery.hosts.openclaw import claw_ack, claw_go, claw_entries
 from llmsurgery.hosts.base import host_named
 from llmsurgery.sessions import read_session
@@ -182,7 +183,7 @@ def test_llmsurgery_makes_openclaws_compaction(openclaw, tmp_path):
     assert rc == 0 and cfg.read_bytes() == before and not (home/'.openclaw'/'llmsurgery').exists(), (out, err)
 
 def test_the_hook_answers_a_summary_or_nothing(tmp_path):
-    "The plugin's hook on the genuine store: the document as JSON; on what it can't use, nothing, status 0, a line logged"
+    "The plugin's hook on the genuine store: the document as JSON; on what it can't use nothing, status 0, a log line"
     import sys
     home,_ = sandbox(tmp_path)
     env = claw_env(home, sys.executable) | {k:v for k,v in os.environ.items() if k=='PYTHONPATH'}
@@ -192,11 +193,11 @@ def test_the_hook_answers_a_summary_or_nothing(tmp_path):
         return p.returncode,p.stdout
     stamps = [json.loads(r['event_json'] or '{}').get('message', {}).get('timestamp')
               for r in map(json.loads, (DATA/f'{SID}.events.jsonl').read_text().splitlines()) if r['event_json']]
-    rc,out = hook(json.dumps(dict(hook_event_name='summarize', transcript_path=SID, timestamps=[t for t in stamps if t])))
+    ev = lambda **kw: json.dumps(dict(hook_event_name='summarize', **kw))
+    rc,out = hook(ev(transcript_path=SID, timestamps=[t for t in stamps if t]))
     got = json.loads(out)
     assert rc == 0 and 'CLAW-TASK: show me the notes' in got['summary'] and got['budget'] == 2_000, out[:300]
-    for bad in ('', '{"hook_event_name": "summarize"}', json.dumps(dict(hook_event_name='summarize', transcript_path='nope')),
-                json.dumps(dict(hook_event_name='summarize', transcript_path=SID, timestamps=[1]))):
+    for bad in ('', ev(), ev(transcript_path='nope'), ev(transcript_path=SID, timestamps=[1])):
         assert hook(bad) == (0, ''), bad
     log = (home/'.local'/'state'/'llmsurgery'/'hooks.log').read_text().splitlines()
     assert len(log) == 4 and 'openclaw summarize' in log[-1] and 'none of the messages' in log[-1], log
