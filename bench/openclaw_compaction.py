@@ -13,7 +13,8 @@ that store through a Gateway (`openclaw sessions compact`), timing the command (
 - OpenClaw's own: its model call to the loopback model, which answers at once (a real model takes seconds to minutes);
   OpenClaw audits that summary, and a placeholder's may fail it: then it says so, and compacts nothing;
 - with the plugin (`--install-hooks openclaw`): no model call; the summary is llmsurgery's document.
-It also times the plugin's job alone (`python -P -m llmsurgery.hooks openclaw`), its wall and CPU time, and prints the
+Then one `openclaw agent --local` turn on a fresh copy, which OpenClaw compacts before it (the session is far beyond
+its model's window): the plugin makes that automatic compaction too. It also times the plugin's job alone (`python -P -m llmsurgery.hooks openclaw`), its wall and CPU time, and prints the
 summary's tokens (o200k). Best of `--reps` each; the load average says how quiet it was."""
 import argparse, json, os, resource, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT/'tests'))
 from openclawkit import install_openclaw, ClawMock, Gateway, claw_config, claw_env, claw_db, run_claw
 from pikit import pi_session_from
-from hostkit import EXE
+from hostkit import EXE, text
 from llmsurgery.sessions import read_session
 from llmsurgery.toks import len_toks
 
@@ -72,6 +73,21 @@ def compact_once(node, js, home, cwd, store):
     got = json.loads(out[out.index('{'):]) if '{' in out else dict(reason=err[-300:])
     return dt,(got.get('result') or {}).get('summary') if got.get('compacted') else None,calls,got.get('reason')
 
+def auto_once(node, js, home, cwd, store):
+    "`(seconds, summary calls, opens with the document?)` of an `agent --local` turn that compacts a fresh copy first"
+    for f in claw_db(home).parent.glob('openclaw-agent.sqlite*'): f.unlink()
+    for f in store.iterdir(): shutil.copyfile(f, claw_db(home).parent/f.name)
+    with ClawMock([text('DONE')]) as s:
+        cfg = json.loads((home/'.openclaw'/'openclaw.json').read_text())
+        cfg['models']['providers']['mock']['baseUrl'] = f'{s.url}/v1'
+        (home/'.openclaw'/'openclaw.json').write_text(json.dumps(cfg, indent=2)+'\n')
+        t0 = time.perf_counter()
+        rc,out,err = run_claw(node, js, home, cwd, ['agent', '--local', '--agent', 'main', '--session-id', SID,
+                                                    '--message', 'Go on.', '--json'], timeout=600)
+        dt = time.perf_counter()-t0
+        said = json.dumps(s.main_requests()[-1]['body']['messages'][1]) if rc==0 and s.main_requests() else ''
+    return dt,len(s.summaries()),'This session is being continued' in said
+
 def main(mb=3, reps=1):
     node,js = install_openclaw()
     with tempfile.TemporaryDirectory() as d:
@@ -94,6 +110,9 @@ def main(mb=3, reps=1):
             said = f'summary {len_toks(summary):,} tokens, {len(summary):,} characters{cut}' if summary else None
             said = said or f'no compaction: {why}'
             print(f'{name}: {dt:.2f} s, {calls} model call(s); {said}')
+        dt,calls,ours_first = auto_once(node, js, home, cwd, store)
+        print(f'an agent --local turn that compacts first, with the plugin: {dt:.2f} s, {calls} summary call(s); '
+              f"the model's request opens with the document: {ours_first}")
         print(f'load average after: {os.getloadavg()[0]:.2f}')
 
 if __name__=='__main__':
