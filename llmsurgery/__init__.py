@@ -19,6 +19,7 @@ Modules:
 - `llmsurgery.hosts.codex`: Codex: its rollouts read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.copilot`: GitHub Copilot CLI: its session folders read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.gemini`: Gemini CLI: its session logs replayed, found and continued, and llmsurgery's hook inside it
+- `llmsurgery.hosts.openclaw`: OpenClaw: its SQLite store read, never written, continued through its doctor import, and llmsurgery as its compactor
 - `llmsurgery.hosts.opencode`: opencode: its sessions, read from its SQLite store without ever writing to it
 - `llmsurgery.hosts.pi`: Pi: its session trees replayed, found and continued, and llmsurgery as Pi's own compactor
 - `llmsurgery.hosts.qwen`: Qwen Code: its sessions replayed, found and continued, and llmsurgery inside its compression

@@ -13,8 +13,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 
 # %% auto #0
 __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_file', 'hook_group', 'hook_groups',
-           'without_ours', 'with_ours', 'json_text', 'record_path', 'file_bytes', 'note_change', 'restore',
-           'same_but_own', 'kept_record', 'events_said', 'plugin_when', 'is_our_plugin', 'install_plugin',
+           'without_ours', 'with_ours', 'ours_in', 'ours_out', 'json_text', 'record_path', 'file_bytes', 'note_change',
+           'restore', 'same_but_own', 'kept_record', 'events_said', 'plugin_when', 'is_our_plugin', 'install_plugin',
            'uninstall_plugin', 'hook_hosts', 'hook_host', 'merge_hooks', 'install_hooks', 'unmerge_hooks',
            'uninstall_hooks']
 
@@ -45,14 +45,15 @@ def check_hooks(d, path):
     ok = isinstance(hooks, dict) and all(map(lists, hooks.values()))
     if not ok: raise ValueError(f"{path}: not a settings object whose 'hooks' maps events to lists; left as it is")
 
-def load_hooks_file(path):
+def load_hooks_file(path, hooks=True):
     "`(bytes, settings)` of the hooks file at `path` (`(None, {})`: none); a ValueError if we can't merge into it"
     p = Path(path)
     if not p.exists(): return None,{}
     raw = read_regular(p)
     try: d = json.loads(raw.decode('utf-8-sig')) if raw.strip() else {}
     except ValueError as e: raise ValueError(f'{p}: not valid JSON ({e}); left as it is') from None
-    check_hooks(d, p)
+    if hooks: check_hooks(d, p)
+    elif not isinstance(d, dict): raise ValueError(f'{p}: not a settings object; left as it is')
     return raw,d
 
 # %% ../nbs/17a_install.ipynb #63445cd9
@@ -91,6 +92,14 @@ def with_ours(d, host, cmd=None):
     hooks = dict(d.get('hooks', {}))
     for ev,g in hook_groups(host, cmd).items(): hooks[ev] = [*hooks.get(ev, []), g]
     return d | dict(hooks=hooks)
+
+def ours_in(d, host):
+    "Settings `d` with llmsurgery's part for `host`: its hooks, or its plugin, where the host's settings name plugins"
+    return host.with_plugin(d) if host.plugin_settings else with_ours(d, host)
+
+def ours_out(d, host):
+    "Settings `d` without llmsurgery's part for `host`"
+    return host.without_plugin(d) if host.plugin_settings else without_ours(d, host.name)
 
 # %% ../nbs/17a_install.ipynb #684ec97a
 def json_text(d, like=None):
@@ -178,6 +187,7 @@ def install_plugin(host):
     rec = _load_record(record_path(host.name, path)) if old is not None else dict(made=not path.parent.exists())
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, host.plugin_text(cmd))
+    for p,text in host.plugin_extras().items(): atomic_write(p, text)   # beside it: ours, as their mark says
     _write_record(record_path(host.name, path), rec)
     runs = '' if host.hooks_file() else f', running {cmd} {plugin_when(host)}'   # else the hooks run it
     return f"llmsurgery's plugin for {host.label} is {path}{runs}"
@@ -188,6 +198,8 @@ def uninstall_plugin(host):
     old,rp = file_bytes(path),record_path(host.name, path)
     if not is_our_plugin(old): return f'{path}: no llmsurgery plugin to remove'
     path.unlink()
+    for p in host.plugin_extras():
+        if is_our_plugin(file_bytes(p)): Path(p).unlink()
     if _load_record(rp).get('made') and not any(path.parent.iterdir()): path.parent.rmdir()
     rp.unlink(missing_ok=True)
     return f"{path}: llmsurgery's plugin removed"
@@ -217,17 +229,18 @@ def hook_host(name):
 def merge_hooks(host):
     "Merge llmsurgery's hooks into `host`'s hooks file (twice is once), trusted by the host: lines"
     path,cmd,name = Path(host.hooks_file()),hook_command(host.name),host.name
-    before,d = load_hooks_file(path)
-    merged,rp = with_ours(d, host),record_path(name, path)
-    rec = _load_record(rp) if without_ours(d, name)!=d else {}   # a record of ours still there keeps the first bytes
-    rec = kept_record(rec, before, without_ours(d, name), host.own_keys)
+    before,d = load_hooks_file(path, not host.plugin_settings)
+    merged,rest,rp = ours_in(d, host),ours_out(d, host),record_path(name, path)
+    rec = _load_record(rp) if rest!=d else {}   # a record of ours still there keeps the first bytes
+    rec = kept_record(rec, before, rest, host.own_keys)
     if json.dumps(merged)!=json.dumps(d) or before is None:
         text = json_text(merged, before and before.decode('utf-8-sig'))
         path.parent.mkdir(parents=True, exist_ok=True)
-        if before is None or 'file' in rec or without_ours(d, name)==d: note_change(rec, 'file', before, text.encode())
+        if before is None or 'file' in rec or rest==d: note_change(rec, 'file', before, text.encode())
         atomic_write(path, text)
     lines = _trust(host, path, [g['hooks'][0]['command'] for g in hook_groups(host).values()], rec)
     _write_record(rp, rec)
+    if host.plugin_settings: return [f"{path} loads llmsurgery's plugin, running {cmd} {plugin_when(host)}", *lines]
     return [f"llmsurgery's hooks for {host.label} are in {path}: {events_said(host)}, running {cmd}", *lines]
 
 def install_hooks(name):
@@ -249,9 +262,9 @@ def _untrust(host, rec):
 def unmerge_hooks(host):
     "Take llmsurgery's hooks out of `host`'s hooks file, byte for byte as before when nothing else changed: lines"
     path = Path(host.hooks_file())
-    before,d = load_hooks_file(path)
+    before,d = load_hooks_file(path, not host.plugin_settings)
     rp = record_path(host.name, path)
-    rec,rest = _load_record(rp),without_ours(d, host.name)
+    rec,rest = _load_record(rp),ours_out(d, host)
     if before is None or rest==d: line = f'{path}: no llmsurgery hooks to remove'
     elif restore(path, rec.get('file'), same_but_own(rec.get('file'), rest, host.own_keys)):
         line = f'{path}: restored as it was before the install'

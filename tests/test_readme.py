@@ -89,6 +89,7 @@ def clone_home(tmp):
     (home/'llmsurgery'/'examples').mkdir(parents=True)
     for f in (root/'examples').glob('*.jsonl'): shutil.copy2(f, home/'llmsurgery'/'examples'/f.name)
     shutil.copytree(root/'tests'/'data'/'genuine', home/'llmsurgery'/'tests'/'data'/'genuine')
+    shutil.copytree(root/'tests'/'data'/'openclaw-genuine', home/'llmsurgery'/'tests'/'data'/'openclaw-genuine')
     return home
 
 def run_sh(script, home):

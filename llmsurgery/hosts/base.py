@@ -189,6 +189,21 @@ def plugin_text(self:Host, cmd):
     return None
 
 @patch
+def plugin_extras(self:Host):
+    "`{path: text}` of the files the host needs beside llmsurgery's plugin (a manifest, say), each with its mark"
+    return {}
+
+@patch
+def with_plugin(self:Host, d):
+    "Settings `d` naming llmsurgery's plugin, for a host with `plugin_settings`; a ValueError if they can't take it"
+    return d
+
+@patch
+def without_plugin(self:Host, d):
+    "Settings `d` without what `with_plugin` adds"
+    return d
+
+@patch
 def trust_file(self:Host):
     "The file `trust` notes the host's trust of a hook in (None: the host trusts hooks as installed)"
     return None
@@ -249,6 +264,7 @@ def hook_fills(self:Host, event):
 # %% ../../nbs/13_hosts.ipynb #0fae2745
 Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
 Host.own_keys = ()   # top-level keys the host writes into its settings file itself: an uninstall restores it anyway
+Host.plugin_settings = False   # its settings file names the plugins it loads: llmsurgery's plugin goes there, not hooks
 
 # %% ../../nbs/13_hosts.ipynb #c0a1f3e3
 @patch
