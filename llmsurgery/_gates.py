@@ -17,6 +17,9 @@ gates = {
     'gemini': {
         'BeforeAgent': ['--when', 'prompt=compact with llmsurgery', '--new', '<state_snapshot>'],
     },
+    'openclaw': {
+        'summarize': [],
+    },
     'opencode': {
         'session.compacted': [],
     },
