@@ -249,6 +249,7 @@ def hook_fills(self:Host, event):
 # %% ../../nbs/13_hosts.ipynb #0fae2745
 Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
 Host.own_keys = ()   # top-level keys the host writes into its settings file itself: an uninstall restores it anyway
+Host.plugin_mode = 0o600   # the mode of the plugin file llmsurgery writes (a host that runs it as a program: executable)
 
 # %% ../../nbs/13_hosts.ipynb #c0a1f3e3
 @patch

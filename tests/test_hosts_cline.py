@@ -1,0 +1,242 @@
+"""Cline (npm `cline`), proven on the sessions the real CLI (3.0.65) wrote offline against a loopback model
+(tests/data/genuine/cline, `tests/make_genuine_cline.py`) and with the real CLI itself, HOME in a temporary folder.
+
+The three genuine sessions read right: prompts as typed, Cline's tools named as the other hosts', a failed command's
+error, its hook contexts set aside; the compaction's sidecar is the boundary (`--all` reads past it), after an automatic
+compaction and after `/compact`; the working directory is the manifest's. Put in a store, they are listed (`--list`,
+`--host cline`), found by id, by its start and as the directory's newest, shown and grepped by number. `--resume` of
+one and `--to cline` of a real Claude Code session write a session the real Cline resumes (`cline --id`) with the
+document in its model's first request, and `--to claude` continues a Cline session in the real Claude Code."""
+import json, re, shutil, time
+from pathlib import Path
+import pytest
+from hostkit import compact_in, sha, text, AnthropicMock, run_claude, request_with, claude_sessions
+from clinekit import install_cline, ChatMock, cline_auth, cline_tui, cline_data, cline_sessions, run_cline, run, reply
+from llmsurgery.sessions import read_session, detect_format
+from llmsurgery.inject import summary_prefix
+from aidialog.msg_parts import ToolUse
+
+DATA = Path(__file__).parent/'data'/'genuine'
+GEN = DATA/'cline'
+TASK = 'The add function in app.py subtracts: find out why and fix it'
+SUMMARY = '## Goal\nMOCK-SUMMARY-1: the work so far'
+def genuine(k): return next((GEN/k).glob('*.messages.json'))
+IDS = {k: genuine(k).name.split('.')[0] for k in ('a-tools', 'b-auto', 'c-manual')}
+
+@pytest.fixture(scope='session')
+def cline():
+    "The `cline` command, installed once into the cache (no npm registry fails the tests, never skips)"
+    return install_cline()
+
+def texts(s): return [p.text for m in s.msgs for p in m.content if getattr(p, 'text', None)]
+
+# ---------------------------------------------------------------- the genuine sessions, read
+
+@pytest.mark.parametrize('k', ['a-tools', 'b-auto', 'c-manual'])
+def test_the_genuine_sessions_read(k):
+    src = genuine(k)
+    s, w = read_session(src), read_session(src, whole=True)
+    assert detect_format(src) == 'cline' and s.fmt == 'cline' and not w.bad_lines and not s.bad_lines
+    assert w.cwd == '/home/dev/work/c1' and w.task and '<user_input' not in w.task
+    assert not [t for t in texts(w) if '<user_input' in t]
+    for f in (src.with_name(src.name.replace('.messages.json', '.json')), src.with_name(src.name.replace('.messages', '.compaction'))):
+        if f.exists(): assert detect_format(f) == 'cline' and len(read_session(f, whole=True).msgs) == len(w.msgs)
+
+def test_tools_and_the_failed_command():
+    s = read_session(genuine('a-tools'))
+    assert s.task == TASK and s.summary is None and [m.role for m in s.msgs][:3] == ['user', 'assistant', 'tool']
+    calls = [p for m in s.msgs for p in m.content if isinstance(p, ToolUse)]
+    assert [c.name for c in calls] == ['Bash', 'Bash', 'Read', 'Edit']
+    assert calls[0].arguments == {'command': 'cat app.py'} and calls[3].arguments['file_path'] == '/home/dev/work/c1/app.py'
+    res = [m.content[0].text for m in s.msgs if m.role == 'tool']
+    assert res[1] == "Error: [Command exited with code 2]\n\n[stderr]\nls: cannot access '/nonexistent-dir': No such file or directory\n"
+    assert res[0] == 'def add(a, b):\n    return a - b\n' and res[3].startswith('Edited /home/dev/work/c1/app.py')
+    assert [m.text for m in s.msgs][-1] == 'Fixed: add returned a - b; it adds now.'
+
+@pytest.mark.parametrize('k, first', [('b-auto', 'Count the lines of app.py, twice'), ('c-manual', 'What does app.py hold?')])
+def test_the_sidecar_is_the_boundary(k, first):
+    "What Cline's model sees now: its summary, what it kept, what came after; `--all`: the whole transcript"
+    s, w = read_session(genuine(k)), read_session(genuine(k), whole=True)
+    assert s.summary.startswith(SUMMARY) and s.msgs[0].text.startswith(summary_prefix) and SUMMARY in s.msgs[0].text
+    assert first not in texts(s) and first in texts(w) and w.task == first
+    assert [m.text for m in w.msgs][-1] == [m.text for m in s.msgs][-1]
+    assert len(w.aside) == 1 and SUMMARY in w.aside[0][1].text and not any(SUMMARY in t for t in texts(w))
+    if k == 'c-manual': assert 'Now say what you saw, in one line' in texts(s)
+    rc, out, err = compact_in(GEN, GEN, str(genuine(k)), '--all', '--report')
+    assert rc == 0 and first in out, err
+
+def test_a_transcript_that_is_not_json_is_one_line(tmp_path):
+    src = tmp_path/'1796_abcde'/'1796_abcde.messages.json'
+    src.parent.mkdir()
+    shutil.copy(genuine('a-tools'), src)
+    src.write_text(src.read_text()[:-40])   # cut short
+    rc, out, err = compact_in(tmp_path, tmp_path, str(src))
+    assert rc != 0 and len(err.strip().splitlines()) == 1 and 'Traceback' not in err, err
+
+# ---------------------------------------------------------------- a store: found, listed, shown
+
+def put(home, cwd, k):
+    "Genuine session `k` in the sandbox `home`'s store, as run in `cwd`: its folder, its paths made the sandbox's"
+    src = genuine(k).parent
+    dest = cline_data(home)/'sessions'/IDS[k]
+    dest.mkdir(parents=True)
+    for f in src.iterdir():
+        (dest/f.name).write_text(f.read_text().replace('/home/dev/work/c1', str(cwd)).replace('/home/dev', str(home)))
+    return dest/genuine(k).name
+
+@pytest.fixture
+def store(tmp_path):
+    home, cwd, other = tmp_path/'home', tmp_path/'work', tmp_path/'other'
+    cwd.mkdir(), other.mkdir()
+    paths = {k: put(home, cwd if k != 'b-auto' else other, k) for k in IDS}
+    return home, cwd, other, paths
+
+def test_list_find_show_and_grep(store):
+    home, cwd, other, paths = store
+    rc, out, err = compact_in(home, cwd, '--list', '--host', 'cline')
+    rows = [l for l in out.splitlines() if l.startswith('cline')]
+    assert rc == 0 and len(rows) == 2 and IDS['a-tools'] in out and IDS['b-auto'] not in out, out + err   # this directory's
+    assert TASK[:40] in out
+    sid = IDS['c-manual']
+    for ref in (sid, sid[:16]):   # its id, and the start of it
+        rc, out, err = compact_in(home, other, ref, '--report', '--all')
+        assert rc == 0 and 'What does app.py hold?' in out, err
+    paths['a-tools'].touch()   # the newest of its directory
+    rc, out, err = compact_in(home, cwd, '--report')
+    assert rc == 0 and TASK in out and 'What does app.py hold?' not in out, err
+    rc, out, err = compact_in(home, cwd, str(paths['a-tools']), '--grep', 'nonexistent-dir')
+    assert rc == 0 and re.search(r'^#5: .*No such file or directory', out, re.M), out
+    rc, out, err = compact_in(home, cwd, str(paths['a-tools']), '--show', '5')
+    assert rc == 0 and out.startswith('#5\n') and 'Command exited with code 2' in out, out + err
+
+def test_search_finds_it_and_show_prints_the_hit(store):
+    home, cwd, other, paths = store
+    rc, out, err = compact_in(home, cwd, '--search', 'cannot access')
+    hit = next((l for l in out.splitlines() if l.startswith('cline')), None)
+    assert rc == 0 and hit, out + err
+    n = re.search(r'#(\d+)', hit)[1]
+    rc, out, err = compact_in(home, cwd, '--show', n, str(paths['a-tools']))
+    assert rc == 0 and 'No such file or directory' in out, out + err
+
+# ---------------------------------------------------------------- continued in the real Cline, and elsewhere
+
+def resumed(exe, home, cwd, sid, prompt, reply='RESUMED-IN-CLINE.'):
+    "The first model request the real Cline makes for `prompt` typed into session `sid` resumed (`cline --id`)"
+    with ChatMock([text(reply)]) as s:
+        cline_auth(home, s)
+        with cline_tui(exe, home, cwd, '--id', sid) as t:
+            t.type(prompt)
+            t.wait_for(reply.rstrip('.'), timeout=60)
+            time.sleep(1)
+    req, = s.turns()
+    return json.dumps(req['body']['messages'], ensure_ascii=False)
+
+def test_resume_is_resumed_by_cline_with_the_document(cline, store):
+    home, cwd, other, paths = store
+    h = sha(paths['a-tools'])
+    rc, out, err = compact_in(home, cwd, str(paths['a-tools']), '--resume')
+    assert rc == 0 and sha(paths['a-tools']) == h and out.strip().splitlines()[-1].startswith('cline --id '), out + err
+    new = out.split()[-1]
+    folder = cline_data(home)/'sessions'/new
+    assert sorted(p.name for p in folder.iterdir()) == [f'{new}.json', f'{new}.messages.json']
+    sent = resumed(cline, home, cwd, new, 'REQUEST-OMEGA: go on')
+    assert TASK in sent and 'No such file or directory' in sent and 'REQUEST-OMEGA' in sent, sent[:3000]
+    s = read_session(folder/f'{new}.messages.json')
+    assert TASK in s.summary and [m.role for m in s.msgs] == ['user', 'user', 'assistant'], s.msgs
+    assert s.msgs[-1].text == 'RESUMED-IN-CLINE.' and s.msgs[1].text == 'REQUEST-OMEGA: go on'
+
+def test_to_cline_from_a_real_claude_session(cline, tmp_path):
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    rc, out, err = compact_in(home, cwd, str(DATA/'claude_bash.jsonl'), '--to', 'cline')
+    assert rc == 0 and out.strip().startswith('cline --id '), out + err
+    sent = resumed(cline, home, cwd, out.split()[-1], 'REQUEST-CLINE: next')
+    assert 'What files are here?' in sent and 'What is notes.txt?' in sent and 'REQUEST-CLINE' in sent
+
+def test_to_claude_from_cline(hosts, tmp_path):
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    rc, out, err = compact_in(home, cwd, str(genuine('b-auto')), '--to', 'claude', '--all')
+    assert rc == 0 and len(claude_sessions(home)) == 1, err
+    with AnthropicMock([text('Continuing in Claude.')]) as s:
+        rc, o, e = run_claude(hosts[0], home, cwd, 'REQUEST-CLAUDE: next', s, '--resume', out.split()[-1])
+        assert rc == 0, e
+    assert request_with(s, 'Count the lines of app.py, twice') and request_with(s, 'REQUEST-CLAUDE')
+
+# ---------------------------------------------------------------- inside Cline: the hook file
+
+STATE = "llmsurgery's state of the part of this session that was just compacted"
+
+def hook_failures(home):
+    log = Path(home)/'.local'/'state'/'llmsurgery'/'hooks.log'
+    return log.read_text() if log.exists() else ''
+
+def test_the_state_reaches_the_model_after_an_automatic_compaction_once(cline, tmp_path):
+    """With the hook installed, a turn whose first reply says the context is near the window: Cline compacts, and the
+    first tool call after that gives the model llmsurgery's state (the prompt the summary took), once"""
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    (cwd/'app.py').write_text('def add(a, b):\n    return a - b\n')
+    rc, out, err = compact_in(home, cwd, '--install-hooks', 'cline')
+    hook = cline_data(home).parent/'hooks'/'PostToolUse'
+    assert rc == 0 and str(hook) in out and hook.stat().st_mode & 0o777 == 0o755, out + err
+    with ChatMock([reply(run('wc -l app.py'), 19500), run('cat app.py'), run('echo third'), text('All counted.')]) as s:
+        cline_auth(home, s, context_window=20000)
+        rc, o, e = run_cline(cline, home, cwd, 'PROMPT-ALPHA: count the lines of app.py')
+        assert rc == 0 and len(s.compactions()) == 1, e[-2000:]
+    sent = [json.dumps(r['body']['messages'], ensure_ascii=False) for r in s.turns()]
+    assert [t.count(STATE) for t in sent] == [0, 0, 1, 1]   # from the request after the first call past the compaction
+    assert 'PROMPT-ALPHA' in sent[2].split(STATE)[1] and '--show N' in sent[2]
+    src, = cline_sessions(home)
+    w = read_session(src, whole=True)
+    assert not [t for t in texts(w) if STATE in t] and sum(STATE in m.text for _, m in w.aside) == 1   # set aside
+    assert not hook_failures(home)
+
+def test_uninstall_gives_the_hooks_folder_back(tmp_path):
+    "A hook of the user's stays as it was; ours goes, and the folder the install made goes with it"
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    hooks = cline_data(home).parent/'hooks'
+    rc, out, err = compact_in(home, cwd, '--install-hooks', 'cline')
+    assert rc == 0 and (hooks/'PostToolUse').exists(), err
+    rc, out, err = compact_in(home, cwd, '--uninstall-hooks', 'cline')
+    assert rc == 0 and not hooks.exists(), out + err
+    hooks.mkdir(parents=True)
+    (hooks/'PreToolUse').write_bytes(b'#!/bin/sh\necho mine\n')
+    before = {p.name: (p.read_bytes(), p.stat().st_mode) for p in hooks.iterdir()}
+    assert compact_in(home, cwd, '--install-hooks', 'cline')[0] == 0 and compact_in(home, cwd, '--install-hooks', 'cline')[0] == 0
+    rc, out, err = compact_in(home, cwd, '--uninstall-hooks', 'cline')
+    assert rc == 0 and {p.name: (p.read_bytes(), p.stat().st_mode) for p in hooks.iterdir()} == before, out + err
+    (hooks/'PostToolUse').write_bytes(b'#!/bin/sh\necho theirs\n')   # a hook of the user's on the same event
+    rc, out, err = compact_in(home, cwd, '--install-hooks', 'cline')
+    assert rc != 0 and 'left as it is' in err and (hooks/'PostToolUse').read_bytes() == b'#!/bin/sh\necho theirs\n'
+
+# ---------------------------------------------------------------- whatever the documents hold
+
+from hypothesis import given, strategies as st
+from llmsurgery.hosts.base import host_named
+from llmsurgery.hosts.cline import cl_read
+
+_atom = st.one_of(st.none(), st.booleans(), st.integers(-3, 9), st.text(max_size=12),
+                  st.sampled_from(['user', 'assistant', 'text', 'tool_use', 'tool_result', 'thinking', 'image',
+                                   'compaction_summary', 'run_commands', 'editor', '<user_input mode="act">x</user_input>',
+                                   '<hook_context source="x">y</hook_context>', 'id:a']))
+_key = st.sampled_from(['role', 'content', 'type', 'text', 'id', 'name', 'input', 'tool_use_id', 'metadata', 'kind',
+                        'summary', 'query', 'result', 'error', 'success', 'commands', 'files', 'path', 'metrics',
+                        'inputTokens', 'is_error', 'thinking', 'source'])
+_json = st.recursive(_atom, lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(_key, c, max_size=5)), max_leaves=25)
+
+@given(st.lists(_json, max_size=6), st.one_of(st.none(), st.dictionaries(st.sampled_from(
+       ['source_message_count', 'source_last_message_key', 'messages']), _json, max_size=3)), st.booleans())
+def test_the_reader_never_fails_on_documents_it_cannot_make_sense_of(ms, side, whole):
+    cline = host_named('cline')
+    if side and isinstance(side.get('messages'), list) and side['messages'] and isinstance(side['messages'][0], dict):
+        side['messages'][0]['metadata'] = dict(kind='compaction_summary', summary='S')   # as `read` takes one
+    res = cl_read(cline.log(whole), dict(version=1, sessionId='x', messages=ms), side, {})
+    assert len(res.nums) == len(res) and all(m.role in ('user', 'assistant', 'tool') for m in res)
+
+def test_a_kept_message_that_is_malformed_is_counted_not_raised():
+    side = dict(source_message_count=1, messages=[dict(metadata=dict(kind='compaction_summary', summary='S')),
+                                                  dict(role='user', content=5)])
+    res = cl_read(host_named('cline').log(), dict(version=1, sessionId='x', messages=[dict(role='user', content='a')]), side, {})
+    assert res.summary == 'S' and res.bad_lines == 1 and [m.role for m in res] == ['user']
