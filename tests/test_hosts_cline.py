@@ -192,6 +192,25 @@ def test_the_state_reaches_the_model_after_an_automatic_compaction_once(cline, t
     assert not [t for t in texts(w) if STATE in t] and sum(STATE in m.text for _, m in w.aside) == 1   # set aside
     assert not hook_failures(home)
 
+def test_the_state_reaches_the_model_after_compact_with_the_next_tool_call(cline, tmp_path):
+    "In the TUI: a prompt, `/compact`, a prompt whose call's result comes back with the state of what `/compact` took"
+    home, cwd = tmp_path/'home', tmp_path/'work'
+    cwd.mkdir()
+    (cwd/'app.py').write_text('def add(a, b):\n    return a - b\n')
+    assert compact_in(home, cwd, '--install-hooks', 'cline')[0] == 0
+    with ChatMock([run('cat app.py'), text('app.py defines add(a, b).'), run('wc -l app.py'), text('TWO-LINES-DONE.')]) as s:
+        cline_auth(home, s)
+        with cline_tui(cline, home, cwd) as t:
+            for p in ('PROMPT-ONE: what does app.py hold?', '/compact', 'PROMPT-TWO: count its lines'):
+                time.sleep(1.5)
+                t.type(p)
+                t.wait_for('compacted' if p == '/compact' else re.compile(r'defines add|TWO-LINES-DONE'), timeout=60)
+            time.sleep(1.5)
+    assert len(s.compactions()) == 1
+    sent = [json.dumps(r['body']['messages'], ensure_ascii=False) for r in s.turns()]
+    assert [t.count(STATE) for t in sent] == [0, 0, 0, 1] and 'PROMPT-ONE' in sent[3].split(STATE)[1]
+    assert not hook_failures(home)
+
 def test_uninstall_gives_the_hooks_folder_back(tmp_path):
     "A hook of the user's stays as it was; ours goes, and the folder the install made goes with it"
     home, cwd = tmp_path/'home', tmp_path/'work'
