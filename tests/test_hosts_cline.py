@@ -7,10 +7,10 @@ compaction and after `/compact`; the working directory is the manifest's. Put in
 `--host cline`), found by id, by its start and as the directory's newest, shown and grepped by number. `--resume` of
 one and `--to cline` of a real Claude Code session write a session the real Cline resumes (`cline --id`) with the
 document in its model's first request, and `--to claude` continues a Cline session in the real Claude Code."""
-import json, re, shutil, time
+import json, re, shutil, subprocess, time
 from pathlib import Path
 import pytest
-from hostkit import compact_in, sha, text, AnthropicMock, run_claude, request_with, claude_sessions
+from hostkit import compact_in, sandbox_env, sha, text, AnthropicMock, run_claude, request_with, claude_sessions
 from clinekit import install_cline, ChatMock, cline_auth, cline_tui, cline_data, cline_sessions, run_cline, run, reply
 from llmsurgery.sessions import read_session, detect_format
 from llmsurgery.inject import summary_prefix
@@ -210,6 +210,31 @@ def test_the_state_reaches_the_model_after_compact_with_the_next_tool_call(cline
     sent = [json.dumps(r['body']['messages'], ensure_ascii=False) for r in s.turns()]
     assert [t.count(STATE) for t in sent] == [0, 0, 0, 1] and 'PROMPT-ONE' in sent[3].split(STATE)[1]
     assert not hook_failures(home)
+
+def fire(home, cwd, sid):
+    "Run the hook file the install wrote as Cline runs it on a `PostToolUse` of session `sid`: (status, stdout)"
+    event = dict(clineVersion='', hookName='tool_result', taskId='conv_1', sessionContext=dict(rootSessionId=sid),
+                 workspaceRoots=[str(cwd)], postToolUse=dict(toolName='run_commands'))
+    p = subprocess.run([str(cline_data(home).parent/'hooks'/'PostToolUse')], input=json.dumps(event), cwd=cwd,
+                       env=sandbox_env(home), capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout
+
+def test_the_hook_tells_each_compaction_once_and_fails_open(store, monkeypatch):
+    home, cwd, other, paths = store
+    assert compact_in(home, cwd, '--install-hooks', 'cline')[0] == 0
+    sid = IDS['c-manual']
+    rc, out = fire(home, cwd, sid)
+    assert rc == 0 and out, hook_failures(home)
+    assert STATE in json.loads(out)['context'] and 'What does app.py hold?' in json.loads(out)['context']
+    assert fire(home, cwd, sid) == (0, '') and fire(home, cwd, IDS['a-tools']) == (0, '')   # told; no compaction
+    side = paths['c-manual'].with_name(f'{sid}.compaction.json')
+    side.write_text(side.read_text().replace('MOCK-SUMMARY-1', 'MOCK-SUMMARY-TWO'))   # Cline compacted again
+    rc, out = fire(home, cwd, sid)
+    assert rc == 0 and STATE in json.loads(out)['context']
+    side.write_text('{"messages": [')   # torn
+    assert fire(home, cwd, sid) == (0, '') and fire(home, cwd, 'no_such') == (0, '')
+    monkeypatch.setattr(host_named('cline'), 'hook_bytes', 100)   # a transcript longer than a hook reads
+    with pytest.raises(ValueError, match='more than a hook reads'): host_named('cline').compacted_part(GEN/'c-manual'/f'{sid}.messages.json')
 
 def test_uninstall_gives_the_hooks_folder_back(tmp_path):
     "A hook of the user's stays as it was; ours goes, and the folder the install made goes with it"

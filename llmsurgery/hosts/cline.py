@@ -27,7 +27,7 @@ from ..inject import summary_prefix, strip_reminders
 from ..jsonl import *
 from ..files import atomic_write, read_regular
 from ..hookgate import event_args, log_mark, seen, note_seen
-from .base import Host, Hook
+from .base import Host, Hook, hook_size
 
 # %% ../../nbs/14h_cline.ipynb #c0006
 cl_version = '3.0.65'   # the Cline CLI version whose sessions we read and write, checked with its client
@@ -429,6 +429,7 @@ def compacted_since(self:Cline, inp):
 @patch
 def compacted_part(self:Cline, path):
     "`(LogMsgs, kept)` of what Cline's last compaction of the session of file `path` took, and its summary"
+    hook_size(cl_file(path, '.messages.json'), self.hook_bytes)   # a transcript longer than a hook reads is given up on
     part,side = self.log(),_cl_sidecar(path)
     d = cl_doc(cl_file(path, '.messages.json'))
     ms = [m for m in d.get('messages') or [] if isinstance(m, dict)]
