@@ -7,14 +7,19 @@ compaction and after `/compact`; the working directory is the manifest's. Put in
 `--host cline`), found by id, by its start and as the directory's newest, shown and grepped by number. `--resume` of
 one and `--to cline` of a real Claude Code session write a session the real Cline resumes (`cline --id`) with the
 document in its model's first request, and `--to claude` continues a Cline session in the real Claude Code."""
-import json, re, shutil, subprocess, time
+import json, os, re, shutil, subprocess, time
+from datetime import datetime
 from pathlib import Path
 import pytest
 from hostkit import compact_in, sandbox_env, sha, text, AnthropicMock, run_claude, request_with, claude_sessions
 from clinekit import install_cline, ChatMock, cline_auth, cline_tui, cline_data, cline_sessions, run_cline, run, reply
 from llmsurgery.sessions import read_session, detect_format
+from llmsurgery.discover import session_info
 from llmsurgery.inject import summary_prefix
 from aidialog.msg_parts import ToolUse
+from hypothesis import given, strategies as st
+from llmsurgery.hosts.base import host_named
+from llmsurgery.hosts.cline import cl_read
 
 DATA = Path(__file__).parent/'data'/'genuine'
 GEN = DATA/'cline'
@@ -101,13 +106,27 @@ def test_list_find_show_and_grep(store):
     for ref in (sid, sid[:16]):   # its id, and the start of it
         rc, out, err = compact_in(home, other, ref, '--report', '--all')
         assert rc == 0 and 'What does app.py hold?' in out, err
-    paths['a-tools'].touch()   # the newest of its directory
+    paths['a-tools'].touch()   # its file the newest, but its transcript says it was active before the other's
     rc, out, err = compact_in(home, cwd, '--report')
-    assert rc == 0 and TASK in out and 'What does app.py hold?' not in out, err
+    assert rc == 0 and 'Now say what you saw' in out and TASK not in out, err
     rc, out, err = compact_in(home, cwd, str(paths['a-tools']), '--grep', 'nonexistent-dir')
     assert rc == 0 and re.search(r'^#5: .*No such file or directory', out, re.M), out
     rc, out, err = compact_in(home, cwd, str(paths['a-tools']), '--show', '5')
     assert rc == 0 and out.startswith('#5\n') and 'Command exited with code 2' in out, out + err
+
+def test_a_long_session_is_listed_by_the_time_its_transcript_opens_with(store):
+    "A session's last activity is its transcript's `updated_at`: a listing reads a few bytes of it, not all of it"
+    home, cwd, other, paths = store
+    p = paths['a-tools']
+    d = json.loads(p.read_text())
+    d['messages'] *= 2000   # about 10 MB
+    p.write_text(json.dumps(d, indent=2))
+    t = time.monotonic()
+    info = session_info(host_named('cline'), p)
+    assert info.activity == datetime.fromisoformat(d['updated_at']).timestamp() and time.monotonic()-t < 1
+    os.utime(p, (0, 0))   # whatever the file's own time
+    rc, out, err = compact_in(home, cwd, '--list')
+    assert rc == 0 and [l.split()[1] for l in out.splitlines() if l.startswith('cline')] == [IDS['c-manual'], IDS['a-tools']], out
 
 def test_search_finds_it_and_show_prints_the_hit(store):
     home, cwd, other, paths = store
@@ -256,10 +275,6 @@ def test_uninstall_gives_the_hooks_folder_back(tmp_path):
     assert rc != 0 and 'left as it is' in err and (hooks/'PostToolUse').read_bytes() == b'#!/bin/sh\necho theirs\n'
 
 # ---------------------------------------------------------------- whatever the documents hold
-
-from hypothesis import given, strategies as st
-from llmsurgery.hosts.base import host_named
-from llmsurgery.hosts.cline import cl_read
 
 _atom = st.one_of(st.none(), st.booleans(), st.integers(-3, 9), st.text(max_size=12),
                   st.sampled_from(['user', 'assistant', 'text', 'tool_use', 'tool_result', 'thinking', 'image',

@@ -26,7 +26,7 @@ from itertools import batched, repeat
 from pathlib import Path
 from typing import NamedTuple
 from fastcore.basics import noop, patch, store_attr
-from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl
+from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl, last_time
 from ..inject import add_injected
 from ..files import atomic_write, regular_size
 from ..par import can_fork, fork_iter, HelperLost
@@ -166,6 +166,11 @@ def remove_session(self:Host, ref):
 def sessions_named(self:Host, name):
     "The sessions of the host's store that bear the name `name`, as it resumes a session by one ([]: it names none)"
     return []
+
+@patch
+def last_active(self:Host, path):
+    "When the session at `path` was last active, in seconds since the epoch: its log's last record's time (None: not known)"
+    return last_time(path)
 
 # %% ../../nbs/13_hosts.ipynb #91a59a63
 @patch

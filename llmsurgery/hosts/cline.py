@@ -20,6 +20,7 @@ __all__ = ['cl_version', 'cl_sidecar', 'cl_summary_tag', 'cl_tools', 'cl_summary
 
 # %% ../../nbs/14h_cline.ipynb #c0003
 import json, os, re, secrets, shlex, string, time, uuid
+from datetime import datetime
 from pathlib import Path
 from fastcore.basics import patch, noop
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult
@@ -322,6 +323,16 @@ def session_at(self:Cline, src):
 def id_like(self:Cline, s):
     "Could `s` begin one of Cline's session ids (digits, then `_` and letters or digits)?"
     return bool(_cl_id_re.fullmatch(s))
+
+_cl_updated = re.compile(rb'"updated_at":\s*"([^"]+)"')
+
+@patch
+def last_active(self:Cline, path):
+    "When the session of file `path` was last active: its transcript's `updated_at`, near its top (None: not said)"
+    try:
+        with open(cl_file(path, '.messages.json'), 'rb') as f: m = _cl_updated.search(f.read(1<<12))
+        return datetime.fromisoformat(m[1].decode()).timestamp() if m else None
+    except (OSError, ValueError, UnicodeDecodeError): return None
 
 @patch
 def places(self:Cline, cwd=None):
