@@ -40,6 +40,7 @@ class Cline(Host):
     name,label = 'cline','Cline'
     home_var,home_dir = 'CLINE_DIR','.cline'
     hook_events = dict(PostToolUse=Hook('state', new=cl_summary_tag))
+    hook_bytes = 1<<25   # a hook parses the transcript whole (7 MB: 1.2 s): a longer one is given up on, in its time
 
     def data(self):
         "Cline's data folder: `$CLINE_DATA_DIR`, else `data` in its home"
@@ -51,7 +52,8 @@ class Cline(Host):
 # %% ../../nbs/14h_cline.ipynb #c0009
 def cl_is_transcript(r):
     "Is document `r` a Cline transcript: a `version` and `messages`, and what only Cline writes beside them?"
-    return isinstance(r.get('messages'), list) and 'version' in r and any(k in r for k in ('sessionId', 'agent', 'origin'))
+    theirs = any(k in r for k in ('sessionId', 'agent', 'origin'))
+    return isinstance(r.get('messages'), list) and 'version' in r and theirs
 
 def cl_is_manifest(r): return isinstance(r.get('session_id'), str) and 'messages_path' in r
 def cl_is_sidecar(r): return isinstance(r.get('messages'), list) and 'source_message_count' in r
@@ -81,7 +83,8 @@ def cl_typed(s):
     return _cl_input.sub(lambda m: m[1], s) if '<user_input' in s else s
 
 # %% ../../nbs/14h_cline.ipynb #c000f
-cl_tools = dict(run_commands='Bash', read_files='Read', editor='Edit', search_codebase='Grep', fetch_web_content='WebFetch')
+cl_tools = dict(run_commands='Bash', read_files='Read', editor='Edit', search_codebase='Grep',
+                fetch_web_content='WebFetch')
 
 def _cl_path(a): return {('file_path' if k=='path' else k): v for k,v in a.items()}
 
@@ -105,7 +108,8 @@ def _cl_entry(e):
     "`(text, failed)` of one entry of a call's result: a command's or a file's, or a text block"
     if not isinstance(e, dict): return (e if isinstance(e, str) else json.dumps(e, ensure_ascii=False)),False
     if e.get('type')=='text': return str(e.get('text') or ''),False
-    if e.get('type') in ('image', 'document'): return media_tag(e['type'], (e.get('source') or {}).get('media_type')),False
+    if e.get('type') in ('image', 'document'):
+        return media_tag(e['type'], (e.get('source') or {}).get('media_type')),False
     r,err = e.get('result'),e.get('error')
     r = r if isinstance(r, str) else '' if r is None else json.dumps(r, ensure_ascii=False)
     if isinstance(err, str) and err and err not in r: r = f'{err}\n{r}'.rstrip()
@@ -193,7 +197,8 @@ def cl_summary_msg(s):
 def cl_is_ack(m):
     "Is message `m` the fixed reply a continuation's document is followed by?"
     c = m.get('content')
-    return m.get('role')=='assistant' and isinstance(c, list) and [b.get('text') for b in c if isinstance(b, dict)]==[cl_ack]
+    said = [b.get('text') for b in c if isinstance(b, dict)] if isinstance(c, list) else None
+    return m.get('role')=='assistant' and said==[cl_ack]
 
 # %% ../../nbs/14h_cline.ipynb #c0019
 def cl_cut(side, ms):
@@ -278,10 +283,10 @@ def _cl_sidecar(path):
 
 @patch
 def read(self:Cline, src, whole=False, sidechains=False, progress=noop, start=None):
-    "The `LogMsgs` of the session of file `src` (its transcript, manifest or sidecar): from its last compaction, or `whole`"
+    "The `LogMsgs` of the session of file `src` (transcript, manifest or sidecar): from its last compaction, or `whole`"
     path = cl_file(src, '.messages.json')
     d = cl_doc(path)
-    if not cl_is_transcript(d) and not isinstance(d.get('messages'), list): raise ValueError(f'{path}: not a Cline transcript')
+    if not isinstance(d.get('messages'), list): raise ValueError(f'{path}: not a Cline transcript')
     try: man = cl_doc(cl_file(path, '.json'), need=False)
     except (OSError, ValueError): man = None
     return cl_read(self.log(whole), d, _cl_sidecar(path), man)
@@ -304,7 +309,8 @@ _cl_id_re = re.compile(r'\d+(?:_[0-9a-z]*)?')
 def session_files(self:Cline, cwd=None):
     "The transcripts of the sessions of directory `cwd` (compared as real paths, as their manifests say), or of all"
     d = self.sessions()
-    found = sorted(p for p in d.glob('*/*.messages.json') if p.name==f'{p.parent.name}.messages.json') if d.is_dir() else []
+    found = [p for p in d.glob('*/*.messages.json') if p.name==f'{p.parent.name}.messages.json'] if d.is_dir() else []
+    found.sort()
     if cwd is None: return found
     run = os.path.realpath(cwd)
     return [p for p in found if (c := cl_session_cwd(p)) and os.path.realpath(c)==run]
@@ -410,7 +416,8 @@ def hook_fills(self:Cline, event):
     return dict(hook_event_name=event, transcript_path=str(self.sessions()/sid/f'{sid}{cl_sidecar}'))
 
 _cl_hook_text = """#!/bin/sh
-# llmsurgery's plugin for Cline: `llmsurgery-compact --install-hooks cline` wrote this file, `--uninstall-hooks cline` removes it
+# llmsurgery's plugin for Cline: `llmsurgery-compact --install-hooks cline` wrote this file,
+# `--uninstall-hooks cline` removes it
 exec {run}
 """
 
@@ -426,10 +433,10 @@ def context_json(self:Cline, text, event):
     "What a Cline hook prints to add `text` to the model's next request"
     return json.dumps(dict(context=text), ensure_ascii=False)
 
-# %% ../../nbs/14h_cline.ipynb #c002a
+# %% ../../nbs/14h_cline.ipynb #c002b
 @patch
 def compacted_since(self:Cline, inp):
-    "Has Cline compacted the session of hook event `inp` (its sidecar, `transcript_path`) since a hook last told? (noted)"
+    "Has Cline compacted the session of hook event `inp` (its sidecar: `transcript_path`) since a hook told? (noted)"
     p = inp.get('transcript_path')
     if not (isinstance(p, str) and os.path.isfile(p)): return False
     with open(p, 'rb') as f: mark = log_mark(f, os.fstat(f.fileno()).st_size)
