@@ -139,16 +139,15 @@ def test_search_finds_it_and_show_prints_the_hit(store):
 
 # ---------------------------------------------------------------- continued in the real Cline, and elsewhere
 
-def resumed(exe, home, cwd, sid, prompt, reply='RESUMED-IN-CLINE.'):
-    "The first model request the real Cline makes for `prompt` typed into session `sid` resumed (`cline --id`)"
-    with ChatMock([text(reply)]) as s:
-        cline_auth(home, s)
+def resumed(exe, home, cwd, sid, prompt, replies=(text('RESUMED-IN-CLINE.'),), window=None):
+    "The first model request the real Cline makes for `prompt` typed into session `sid` resumed (`cline --id`); the mock"
+    with ChatMock(list(replies)) as s:
+        cline_auth(home, s, context_window=window)
         with cline_tui(exe, home, cwd, '--id', sid) as t:
             t.type(prompt)
-            t.wait_for(reply.rstrip('.'), timeout=60)
+            t.wait_for(replies[-1]['text'].rstrip('.'), timeout=60)
             time.sleep(1)
-    req, = s.turns()
-    return json.dumps(req['body']['messages'], ensure_ascii=False)
+    return json.dumps(s.turns()[0]['body']['messages'], ensure_ascii=False),s
 
 def test_resume_is_resumed_by_cline_with_the_document(cline, store):
     home, cwd, other, paths = store
@@ -158,18 +157,24 @@ def test_resume_is_resumed_by_cline_with_the_document(cline, store):
     new = out.split()[-1]
     folder = cline_data(home)/'sessions'/new
     assert sorted(p.name for p in folder.iterdir()) == [f'{new}.json', f'{new}.messages.json']
-    sent = resumed(cline, home, cwd, new, 'REQUEST-OMEGA: go on')
-    assert TASK in sent and 'No such file or directory' in sent and 'REQUEST-OMEGA' in sent, sent[:3000]
     s = read_session(folder/f'{new}.messages.json')
-    assert TASK in s.summary and [m.role for m in s.msgs] == ['user', 'user', 'assistant'], s.msgs
-    assert s.msgs[-1].text == 'RESUMED-IN-CLINE.' and s.msgs[1].text == 'REQUEST-OMEGA: go on'
+    assert TASK in s.summary and [m.role for m in s.msgs] == ['user'], s.msgs
+    # resumed, its first reply said to be near the window: Cline compacts the continuation in turn
+    sent,mock = resumed(cline, home, cwd, new, 'REQUEST-OMEGA: go on', [reply(run('wc -l app.py'), 19500),
+                        text('RESUMED-IN-CLINE.')], window=20000)
+    assert TASK in sent and 'No such file or directory' in sent and 'REQUEST-OMEGA' in sent, sent[:3000]
+    assert len(mock.compactions()) == 1 and TASK in json.dumps(mock.compactions()[0]['body'])
+    s, w = read_session(folder/f'{new}.messages.json'), read_session(folder/f'{new}.messages.json', whole=True)
+    assert s.summary.startswith(SUMMARY) and s.msgs[-1].text == 'RESUMED-IN-CLINE.'
+    assert w.chain == [(str(paths['a-tools']), 10)] and TASK in w.aside[0][1].text and SUMMARY in w.aside[1][1].text
+    assert [m.text for m in w.msgs][0] == 'REQUEST-OMEGA: go on' and w.nums[0] > 10   # numbered after the transcript's
 
 def test_to_cline_from_a_real_claude_session(cline, tmp_path):
     home, cwd = tmp_path/'home', tmp_path/'work'
     cwd.mkdir()
     rc, out, err = compact_in(home, cwd, str(DATA/'claude_bash.jsonl'), '--to', 'cline')
     assert rc == 0 and out.strip().startswith('cline --id '), out + err
-    sent = resumed(cline, home, cwd, out.split()[-1], 'REQUEST-CLINE: next')
+    sent,_ = resumed(cline, home, cwd, out.split()[-1], 'REQUEST-CLINE: next')
     assert 'What files are here?' in sent and 'What is notes.txt?' in sent and 'REQUEST-CLINE' in sent
 
 def test_to_claude_from_cline(hosts, tmp_path):
