@@ -206,17 +206,24 @@ def hook_failures(home):
 
 def test_the_state_reaches_the_model_after_an_automatic_compaction_once(cline, tmp_path):
     """With the hook installed, a turn whose first reply says the context is near the window: Cline compacts, and the
-    first tool call after that gives the model llmsurgery's state (the prompt the summary took), once"""
+    first tool call after that gives the model llmsurgery's state (the prompt the summary took), once. Cline runs no
+    `PreCompact` hook, no `UserPromptSubmit` hook for the prompt, and gives the model nothing a `TaskStart` hook says"""
     home, cwd = tmp_path/'home', tmp_path/'work'
     cwd.mkdir()
     (cwd/'app.py').write_text('def add(a, b):\n    return a - b\n')
     rc, out, err = compact_in(home, cwd, '--install-hooks', 'cline')
     hook = cline_data(home).parent/'hooks'/'PostToolUse'
     assert rc == 0 and str(hook) in out and hook.stat().st_mode & 0o777 == 0o755, out + err
+    for ev in ('PreCompact', 'UserPromptSubmit', 'TaskStart'):   # what Cline does not allow: each says if it ran
+        (hook.parent/ev).write_text(f'#!/bin/sh\ncat > {tmp_path}/ran-{ev}\necho \'{{"context": "CTX-{ev}"}}\'\n')
+        (hook.parent/ev).chmod(0o755)
     with ChatMock([reply(run('wc -l app.py'), 19500), run('cat app.py'), run('echo third'), text('All counted.')]) as s:
         cline_auth(home, s, context_window=20000)
         rc, o, e = run_cline(cline, home, cwd, 'PROMPT-ALPHA: count the lines of app.py')
         assert rc == 0 and len(s.compactions()) == 1, e[-2000:]
+    time.sleep(1)   # TaskStart runs detached
+    assert sorted(p.name for p in tmp_path.glob('ran-*')) == ['ran-TaskStart']   # no PreCompact, no UserPromptSubmit
+    assert 'CTX-' not in json.dumps([r['body'] for r in s.model_requests()])   # and what TaskStart says goes nowhere
     sent = [json.dumps(r['body']['messages'], ensure_ascii=False) for r in s.turns()]
     assert [t.count(STATE) for t in sent] == [0, 0, 1, 1]   # from the request after the first call past the compaction
     assert 'PROMPT-ALPHA' in sent[2].split(STATE)[1] and '--show N' in sent[2]
