@@ -16,6 +16,7 @@ Modules:
 - `llmsurgery.hookstate`: What hooks give a host: the state of what it just compacted, and a resumable session instead
 - `llmsurgery.hosts.base`: Agent hosts: one `Host` subclass each, registered as it is made, with working defaults
 - `llmsurgery.hosts.claude`: Claude Code: its sessions read, found and continued, and llmsurgery's hooks inside it
+- `llmsurgery.hosts.cline`: Cline: its sessions read, found and continued, and llmsurgery's state inside it
 - `llmsurgery.hosts.codex`: Codex: its rollouts read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.copilot`: GitHub Copilot CLI: its session folders read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.gemini`: Gemini CLI: its session logs replayed, found and continued, and llmsurgery's hook inside it

@@ -7,6 +7,9 @@ gates = {
         'PreCompact': ['--when', 'custom_instructions=llmsurgery'],
         'SessionStart': ['--when', 'source=compact'],
     },
+    'cline': {
+        'PostToolUse': ['--new', 'compaction_summary'],
+    },
     'codex': {
         'SessionStart': ['--when', 'source=compact'],
         'UserPromptSubmit': ['--when', 'prompt=/compact llmsurgery'],

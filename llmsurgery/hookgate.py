@@ -122,7 +122,7 @@ def passes(gate, inp, name):
 
 # %% ../nbs/10_hookgate.ipynb #c0f1a7e7
 import re
-_field = re.compile(r'\{(\w+)\}')
+_field = re.compile(r'\{(\w+(?:\.\w+)*)\}')   # a field of the event, or one inside one (`a.b`)
 
 def fill_args(fills):
     "The options that give a hook's command the fields its event lacks: `--fill FIELD=TEMPLATE` each; [] for none"
@@ -143,10 +143,15 @@ def take_fills(args):
 
 def _plain(v): return isinstance(v, str) and re.fullmatch(r'[\w.-]+', v) is not None and v.strip('.')!=''
 
+def _at(inp, f):
+    "The value of event `inp`'s field `f`, a dotted path (`a.b`: field `b` of its field `a`); None if it has none"
+    for k in f.split('.'): inp = inp.get(k) if isinstance(inp, dict) else None
+    return inp
+
 def filled(inp, fills):
     "Event `inp` with each field of `fills` it lacks, made from its own fields (not from one that is not a plain name)"
-    made = {k: _field.sub(lambda m: inp[m[1]], t) for k,t in fills.items()
-            if k not in inp and all(_plain(inp.get(f)) for f in _field.findall(t))}
+    made = {k: _field.sub(lambda m: _at(inp, m[1]), t) for k,t in fills.items()
+            if k not in inp and all(_plain(_at(inp, f)) for f in _field.findall(t))}
     return inp | made
 
 # %% ../nbs/10_hookgate.ipynb #952feb3f

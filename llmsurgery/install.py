@@ -186,7 +186,7 @@ def install_plugin(host):
         raise ValueError(f"{path}: a plugin that is not llmsurgery's is there; left as it is")
     rec = _load_record(record_path(host.name, path)) if old is not None else dict(made=not path.parent.exists())
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, host.plugin_text(cmd))
+    atomic_write(path, host.plugin_text(cmd), mode=host.plugin_mode)
     for p,text in host.plugin_extras().items(): atomic_write(p, text)   # beside it: ours, as their mark says
     _write_record(record_path(host.name, path), rec)
     runs = '' if host.hooks_file() else f', running {cmd} {plugin_when(host)}'   # else the hooks run it

@@ -26,7 +26,7 @@ from itertools import batched, repeat
 from pathlib import Path
 from typing import NamedTuple
 from fastcore.basics import noop, patch, store_attr
-from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl
+from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl, last_time
 from ..inject import add_injected
 from ..files import atomic_write, regular_size
 from ..par import can_fork, fork_iter, HelperLost
@@ -167,6 +167,11 @@ def sessions_named(self:Host, name):
     "The sessions of the host's store that bear the name `name`, as it resumes a session by one ([]: it names none)"
     return []
 
+@patch
+def last_active(self:Host, path):
+    "When the session at `path` was last active, in seconds since the epoch: its log's last record's time (None: not known)"
+    return last_time(path)
+
 # %% ../../nbs/13_hosts.ipynb #91a59a63
 @patch
 def context_len(self:Host, s):
@@ -265,6 +270,7 @@ def hook_fills(self:Host, event):
 Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
 Host.own_keys = ()   # top-level keys the host writes into its settings file itself: an uninstall restores it anyway
 Host.plugin_settings = False   # its settings file names the plugins it loads: llmsurgery's plugin goes there, not hooks
+Host.plugin_mode = 0o600   # the mode of the plugin file llmsurgery writes (a host that runs it as a program: executable)
 
 # %% ../../nbs/13_hosts.ipynb #c0a1f3e3
 @patch
