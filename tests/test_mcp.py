@@ -70,17 +70,25 @@ def server(home):
     yield c
     c.close()
 
+def cpu_seconds(pid):
+    "The CPU time process `pid` has used so far, user and system"
+    f = Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()
+    return (int(f[11])+int(f[12]))/os.sysconf('SC_CLK_TCK')
+
 def test_initialize_within_a_second_and_a_half(home):
-    "Start to `initialize`'s answer, the best of two starts (the machine may be busy with one)"
+    """Start to `initialize`'s answer, the best of two starts: within 1.5 s of wall time, on a machine whose cores are
+    not all busy already; and, however busy it is, within 1 s of the server's own CPU time (0.8 s idle)"""
     tmp,env = home
-    took = []
+    took,cpu = [],[]
     for _ in range(2):
         c = Client([str(EXE), '--mcp'], env=env, cwd=tmp/'work')
         r = c.initialize()
-        took.append(c.took)
+        took.append(c.took); cpu.append(cpu_seconds(c.p.pid))
         assert c.close()==0
         assert r['result']['serverInfo']['name']=='llmsurgery' and 'tools' in r['result']['capabilities']
-    assert min(took)<1.5, took
+    assert min(cpu)<1.0, cpu
+    busy = os.getloadavg()[0]>=os.cpu_count()   # others' work takes the cores: wall time says nothing of ours
+    assert min(took)<1.5 or busy, (took, cpu, os.getloadavg())
 
 def test_four_tools_with_object_schemas(server):
     tools = server.send('tools/list')['result']['tools']

@@ -1,0 +1,107 @@
+"""llmsurgery's MCP server inside each host, with the real CLIs offline against the loopback mock model: after
+`llmsurgery-compact --install-hooks HOST` the host's request lists the four tools under its own names; the mock model
+asks for `show`, the host starts the server and calls it, and the next model request carries the tool's result: the
+message whole, exactly as `--show` prints it. Uninstalling gives the host's MCP settings back byte for byte while
+nothing else changed them, and otherwise takes out our server alone."""
+import json, subprocess, sys
+from pathlib import Path
+import pytest
+import hostkit
+from hostkit import (AnthropicMock, ResponsesMock, run_claude, run_codex, codex_env, tool, text, sandbox_env,
+                     claude_tool_results)
+from llmsurgery.recall import show_session
+
+ROOT = Path(__file__).resolve().parent.parent
+LONG = ROOT/'examples'/'claude_long.jsonl'
+N = '229'   # a message of 8 KB: whole within every host's tool result
+COMPACT = Path(sys.executable).parent/'llmsurgery-compact'
+TOOLS = ('search', 'show', 'grep', 'compact')
+
+def cli(home, *args):
+    "Run this installation's `llmsurgery-compact` in the sandbox `home`: (status, stdout, stderr)"
+    p = subprocess.run([str(COMPACT), *args], env=sandbox_env(home), capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+def shown(): return show_session(LONG, N).text
+
+def installed(home, host, path, original):
+    "Install into `home` with the user's MCP settings `original` at `path`; undone byte for byte, installed again"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(original)
+    rc,out,err = cli(home, '--install-hooks', host)
+    assert rc==0 and f"llmsurgery's MCP server for" in out and str(path) in out, out+err
+    once = path.read_bytes()
+    assert cli(home, '--install-hooks', host)[0]==0 and path.read_bytes()==once   # twice is once
+    rc,out,err = cli(home, '--uninstall-hooks', host)
+    assert rc==0 and path.read_bytes()==original, out+err
+    rc,out,err = cli(home, '--install-hooks', host)
+    assert rc==0, err
+    return out
+
+# ---------------------------------------------------------------- Claude Code
+
+def test_claude_model_gets_a_message_whole_through_show(hosts, tmp_path):
+    cl,home,cwd = hosts[0],tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    cj = home/'.claude'/'.claude.json'
+    original = json.dumps({'hasCompletedOnboarding': True, 'mcpServers': {}}, indent=2).encode()
+    out = installed(home, 'claude', cj, original)
+    assert 'mcp__llmsurgery__show' in out
+    with AnthropicMock([tool('mcp__llmsurgery__show', session=str(LONG), n=N), text('done')]) as s:
+        rc,o,err = run_claude(cl, home, cwd, 'show me message 229', s, '--allowedTools', 'mcp__llmsurgery__show')
+        reqs = [r['body'] for r in s.model_requests()]
+    assert rc==0, err
+    # the host connects its MCP servers beside its first request: the one after the call lists the four tools
+    assert {f'mcp__llmsurgery__{t}' for t in TOOLS} <= {t['name'] for t in reqs[-1]['tools']}
+    assert claude_tool_results(reqs[1])==[shown()] and len(shown())>8000
+    rc,o,err = cli(home, '--uninstall-hooks', 'claude')   # after the host wrote the file again: ours out, the rest kept
+    d = json.loads(cj.read_text())
+    assert rc==0 and d['hasCompletedOnboarding'] is True and 'llmsurgery' not in d.get('mcpServers', {}), o+err
+
+# ---------------------------------------------------------------- Codex
+
+class ItemsMock(ResponsesMock):
+    """The Responses mock, answering a reply `{'item': ITEM}` with that output item as it is; a script that found its
+    tool not there yet (Codex starts its MCP servers beside the turn) is sent again, at most 5 times"""
+    again = 5
+    def post(self, h, body):
+        outs = [it for it in (body or {}).get('input', []) if it.get('type')=='custom_tool_call_output']
+        late = 'is not a function' in json.dumps(outs[-1:])
+        with self.lock:
+            if late and self.again and self.sent: item,self.again = self.sent,self.again-1
+            else: item = self.replies.pop(0)['item'] if self.replies and 'item' in self.replies[0] else None
+            self.sent = item
+        if item is None: return super().post(h, body)
+        added = dict(type='response.output_item.added', output_index=0, item=item)
+        h._sse(hostkit._responses_events(f'resp_mock{len(self.model_requests()):03d}', [added], item))
+
+def exec_js(js): return dict(item=dict(type='custom_tool_call', id='ctc_mock', call_id='call_js', name='exec', input=js))
+
+def outputs_of(body):
+    "The texts of each `custom_tool_call_output` of a Responses request body"
+    return [o['text'] for it in body['input'] if it.get('type')=='custom_tool_call_output' for o in it['output']]
+
+def test_codex_model_gets_a_message_whole_through_show(hosts, tmp_path):
+    """Codex names the tools' namespace `mcp__llmsurgery` to its model, which calls them from its `exec` tool's
+    JavaScript, `tools.mcp__llmsurgery__show(...)`: the script's output is the message whole"""
+    cx,home,cwd = hosts[1],tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    with ResponsesMock() as s: codex_env(home, s, quick=False)   # code mode, Codex's default, calls MCP tools
+    cfg = home/'.codex'/'config.toml'
+    original = b'# mine\n' + cfg.read_bytes()
+    out = installed(home, 'codex', cfg, original)
+    assert 'mcp__llmsurgery__show' in out and '[mcp_servers.llmsurgery]' in cfg.read_text()
+    args = json.dumps(dict(session=str(LONG), n=N))
+    js = ('await new Promise(r => setTimeout(r, 500));\n'
+          'text(ALL_TOOLS.map(t => t.name).filter(n => n.startsWith("mcp__llmsurgery__")).sort().join(" "));\n'
+          f'text((await tools.mcp__llmsurgery__show({args})).content[0].text);')
+    with ItemsMock([exec_js(js), text('done')]) as s:
+        rc,o,err = run_codex(cx, home, cwd, 'show me message 229', s, '--dangerously-bypass-approvals-and-sandbox', quick=False)
+        reqs = [r['body'] for r in s.model_requests()]
+    assert rc==0, err
+    assert '- mcp__llmsurgery: llmsurgery reads the sessions' in json.dumps(reqs[-1]['input'])   # its deferred namespaces
+    names,got = outputs_of(reqs[-1])[-2:]
+    assert names==' '.join(sorted(f'mcp__llmsurgery__{t}' for t in TOOLS)) and got==shown(), outputs_of(reqs[-1])
+    rc,o,err = cli(home, '--uninstall-hooks', 'codex')
+    left = cfg.read_text()   # as the test's run left it (it moves `openai_base_url` first): our table out, the rest kept
+    assert rc==0 and 'mcp_servers' not in left and '# mine\ncheck_for_update_on_startup = false\n' in left, o+err
