@@ -280,6 +280,7 @@ def merge_hooks(host):
 def install_hooks(name):
     "Install llmsurgery's hooks in host `name`, its plugin and its MCP server, as the host takes them: lines"
     host = hook_host(name)
+    if host.mcp_file() and host.mcp_file()==host.hooks_file(): unmerge_mcp(host)   # one file: as the hooks left it
     plugin = [install_plugin(host)] if host.plugin_file() else []
     lines = merge_hooks(host) if host.hooks_file() else []
     mcp = [merge_mcp(host)] if host.mcp_file() else []   # after the hooks: one file may hold both, and each undoes its own

@@ -7,8 +7,8 @@ import json, subprocess, sys
 from pathlib import Path
 import pytest
 import hostkit
-from hostkit import (AnthropicMock, ResponsesMock, run_claude, run_codex, codex_env, tool, text, sandbox_env,
-                     claude_tool_results)
+from hostkit import (AnthropicMock, ResponsesMock, GeminiMock, run_claude, run_codex, run_gemini, codex_env,
+                     gemini_env, install_gemini, tool, text, sandbox_env, claude_tool_results)
 from llmsurgery.recall import show_session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,9 +17,12 @@ N = '229'   # a message of 8 KB: whole within every host's tool result
 COMPACT = Path(sys.executable).parent/'llmsurgery-compact'
 TOOLS = ('search', 'show', 'grep', 'compact')
 
+HOMES = dict(GEMINI_CLI_HOME='', QWEN_HOME='.qwen', COPILOT_HOME='.copilot')   # each host's home, under the sandbox's
+
 def cli(home, *args):
     "Run this installation's `llmsurgery-compact` in the sandbox `home`: (status, stdout, stderr)"
-    p = subprocess.run([str(COMPACT), *args], env=sandbox_env(home), capture_output=True, text=True, timeout=120)
+    env = sandbox_env(home) | {k: str(Path(home)/v) for k,v in HOMES.items()}
+    p = subprocess.run([str(COMPACT), *args], env=env, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
 
 def shown(): return show_session(LONG, N).text
@@ -105,3 +108,45 @@ def test_codex_model_gets_a_message_whole_through_show(hosts, tmp_path):
     rc,o,err = cli(home, '--uninstall-hooks', 'codex')
     left = cfg.read_text()   # as the test's run left it (it moves `openai_base_url` first): our table out, the rest kept
     assert rc==0 and 'mcp_servers' not in left and '# mine\ncheck_for_update_on_startup = false\n' in left, o+err
+
+# ---------------------------------------------------------------- Gemini CLI
+
+def test_gemini_model_gets_a_message_whole_through_show(tmp_path):
+    "One `settings.json` holds Gemini's hooks and servers: both installed, both undone byte for byte"
+    js,home,cwd = install_gemini(),tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    with GeminiMock() as s: gemini_env(home, s)   # the offline settings, the user's file
+    settings = home/'.gemini'/'settings.json'
+    out = installed(home, 'gemini', settings, settings.read_bytes())
+    assert 'mcp_llmsurgery_show' in out and '"BeforeAgent"' in settings.read_text()
+    with GeminiMock([tool('mcp_llmsurgery_show', session=str(LONG), n=N), text('done')]) as s:
+        rc,o,err = run_gemini(js, home, cwd, 'show me message 229', s)
+        reqs = [r['body'] for r in s.model_requests()]
+    assert rc==0, err
+    assert {f'mcp_llmsurgery_{t}' for t in TOOLS} <= {f['name'] for t in reqs[0]['tools'] for f in t['functionDeclarations']}
+    got, = [p['functionResponse']['response']['output'] for c in reqs[1]['contents'] for p in c['parts'] if 'functionResponse' in p]
+    assert got==f'<untrusted_context>\n{shown()}\n</untrusted_context>'
+
+# ---------------------------------------------------------------- Qwen Code
+
+def test_qwen_model_gets_a_message_whole_through_show(tmp_path):
+    """Qwen lists the tools in its system prompt and stamps `$version` into the settings it shares with the hooks:
+    after a run the uninstall takes ours out and gives back the user's bytes all the same"""
+    from qwenkit import ChatMock, install_qwen, qwen_env, run_qwen
+    js,home,cwd = install_qwen(),tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    qwen_env(home)   # the offline settings, the user's file
+    settings = home/'.qwen'/'settings.json'
+    original = settings.read_bytes()
+    out = installed(home, 'qwen', settings, original)
+    assert 'mcp__llmsurgery__show' in out
+    with ChatMock([tool('mcp__llmsurgery__show', session=str(LONG), n=N), text('done')]) as s:
+        run_qwen(js, home, cwd, s, 'show me message 229', args=('--yolo',))
+        reqs = [r['body'] for r in s.turns()]
+    listed = json.dumps(reqs[0])   # its list of MCP servers' tools, beside its tool search
+    assert '#### llmsurgery' in listed and all(f'mcp__llmsurgery__{t}' in listed for t in TOOLS)
+    got, = [m['content'] for m in reqs[1]['messages'] if m['role']=='tool']
+    assert got==[dict(type='text', text=shown())]
+    assert '$version' in settings.read_text()   # Qwen wrote the file since
+    rc,o,err = cli(home, '--uninstall-hooks', 'qwen')
+    assert rc==0 and settings.read_bytes()==original, o+err
