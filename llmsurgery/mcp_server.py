@@ -13,12 +13,12 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/mcp.html.md"""
 # %% auto #0
 __all__ = ['server_name', 'tool_names', 'mcp_terms', 'mcp_hits', 'mcp_doc_toks', 'tool_funcs', 'instructions', 'server_command',
            'tool_specs', 'input_schema', 'checked', 'search_tool', 'show_tool', 'grep_tool', 'compact_tool', 'one_line',
-           'answer', 'mcp_server', 'serve']
+           'answer', 'mcp_server', 'serve', 'call_main']
 
-# %% ../nbs/31_mcp.ipynb #09448e19
+# %% ../nbs/31_mcp.ipynb #daf36072
 import os, re, sys
 
-# %% ../nbs/31_mcp.ipynb #0a0abf0f
+# %% ../nbs/31_mcp.ipynb #dc681bc5
 server_name = 'llmsurgery'   # the name the server goes by in each host's MCP settings
 tool_names = ('search', 'show', 'grep', 'compact')
 
@@ -26,7 +26,7 @@ def server_command():
     "The command that starts the server: this installation's Python by its absolute path, as a host runs it"
     return [sys.executable, '-P', '-m', 'llmsurgery.mcp_server']
 
-# %% ../nbs/31_mcp.ipynb #50183405
+# %% ../nbs/31_mcp.ipynb #cfc2d380
 mcp_terms = dict(show="show with n='{}'", whole='max_tokens=0')   # recall's advice to get the rest, in the tools' words
 mcp_hits = dict(show='show session={s} n={n}', narrow='add words, "a phrase", host or project')
 mcp_doc_toks = 20_000   # compact's default: within what the hosts pass on from one tool result (the least: 25,000)
@@ -65,7 +65,7 @@ def input_schema(params, required):
     "The JSON Schema object of a tool's `params` (`{name: (type, description)}`)"
     return dict(type='object', properties={k: dict(type=t, description=d) for k,(t,d) in params.items()}, required=required)
 
-# %% ../nbs/31_mcp.ipynb #46298aed
+# %% ../nbs/31_mcp.ipynb #88a20107
 def _value(tool, k, v, kind):
     "Argument `k`'s value `v` as its schema's `kind`: a whole number given for a string taken as its digits"
     if kind=='string' and isinstance(v, int) and not isinstance(v, bool): return str(v)
@@ -85,7 +85,7 @@ def checked(tool, args, specs=None):
     if missing := [k for k in required if args.get(k) is None]: raise ValueError(f'{tool} needs {missing[0]}')
     return {k: _value(tool, k, v, params[k][0]) for k,v in args.items() if v is not None}
 
-# %% ../nbs/31_mcp.ipynb #c249f5ec
+# %% ../nbs/31_mcp.ipynb #1f8e996d
 def search_tool(query, host=None, project=None):
     "What `--search QUERY` prints, each hit naming its session and `#N`"
     from llmsurgery.search import search_text
@@ -110,7 +110,7 @@ def compact_tool(session=None, max_tokens=mcp_doc_toks):
 
 tool_funcs = dict(search=search_tool, show=show_tool, grep=grep_tool, compact=compact_tool)
 
-# %% ../nbs/31_mcp.ipynb #b32a1cb8
+# %% ../nbs/31_mcp.ipynb #3a35013f
 def one_line(e):
     "Error `e` as one line in the tools' words: its message, and its kind for any but the expected ones"
     msg = re.sub(r'\bmax_toks\b', 'max_tokens', ' '.join(str(e).split())) or type(e).__name__
@@ -123,7 +123,7 @@ def answer(tool, args):
         return tool_funcs[tool](**kw),False
     except Exception as e: return one_line(e),True
 
-# %% ../nbs/31_mcp.ipynb #bb036b63
+# %% ../nbs/31_mcp.ipynb #5c27e7c5
 instructions = ("llmsurgery reads the sessions of every agent host on this machine, with no model call: search finds "
                 "messages, show prints them whole, grep finds lines, compact makes a session's continuation document.")
 
@@ -157,5 +157,15 @@ def serve():
     anyio.run(run)
     return 0
 
-# %% ../nbs/31_mcp.ipynb #4d2b8ae1
-if __name__=='__main__': sys.exit(serve())
+# %% ../nbs/31_mcp.ipynb #6a81945f
+def call_main(tool, inp=None, out=None):
+    "One call of tool `tool` with no server: its arguments as JSON from `inp` (stdin), `{text, isError}` to `out` (stdout)"
+    import json
+    try: args = json.loads((inp or sys.stdin).read() or '{}')
+    except ValueError as e: text,err = f'{tool}: its arguments are not JSON ({e})',True
+    else: text,err = answer(tool, args)
+    print(json.dumps(dict(text=text, isError=err), ensure_ascii=False), file=out or sys.stdout)
+    return 0
+
+# %% ../nbs/31_mcp.ipynb #42e5543b
+if __name__=='__main__': sys.exit(call_main(sys.argv[2]) if sys.argv[1:2]==['--call'] else serve())

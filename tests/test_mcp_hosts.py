@@ -150,3 +150,67 @@ def test_qwen_model_gets_a_message_whole_through_show(tmp_path):
     assert '$version' in settings.read_text()   # Qwen wrote the file since
     rc,o,err = cli(home, '--uninstall-hooks', 'qwen')
     assert rc==0 and settings.read_bytes()==original, o+err
+
+# ---------------------------------------------------------------- GitHub Copilot CLI
+
+def test_copilot_model_gets_a_message_whole_through_show(tmp_path):
+    from copilotkit import CopilotMock, install_copilot, run_copilot
+    exe,home,cwd = install_copilot(),tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    cfg = home/'.copilot'/'mcp-config.json'
+    mine = {'type': 'local', 'command': '/bin/false', 'args': [], 'tools': ['*']}
+    original = json.dumps({'mcpServers': {'mine': mine}}, indent=2).encode() + b'\n'
+    out = installed(home, 'copilot', cfg, original)
+    assert 'llmsurgery-show' in out
+    cfg.write_bytes(cfg.read_bytes().replace(b'"/bin/false"', b'"/bin/true"'))   # the user's own server, changed
+    with CopilotMock([tool('llmsurgery-show', session=str(LONG), n=N), text('done')]) as s:
+        rc,o,err = run_copilot(exe, home, cwd, 'show me message 229', s)
+        reqs = [r['body'] for r in s.model_requests()]
+    assert rc==0, err
+    assert {f'llmsurgery-{t}' for t in TOOLS} <= {t['function']['name'] for t in reqs[0]['tools']}
+    got, = [m['content'] for m in reqs[1]['messages'] if m['role']=='tool']
+    assert got==shown()
+    rc,o,err = cli(home, '--uninstall-hooks', 'copilot')   # changed since: ours out, the user's change kept
+    assert rc==0 and json.loads(cfg.read_text())=={'mcpServers': {'mine': mine | {'command': '/bin/true'}}}, o+err
+
+# ---------------------------------------------------------------- opencode
+
+def test_opencode_model_gets_a_message_whole_through_show(tmp_path):
+    import ockit
+    oc,home,cwd = ockit.install_opencode(),tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    with ockit.ChatMock([tool('llmsurgery_show', session=str(LONG), n=N), text('done')]) as s:
+        cfg = ockit.opencode_config(home, s)   # the user's file: the mock as its provider
+        out = installed(home, 'opencode', cfg, cfg.read_bytes())
+        assert 'llmsurgery_show' in out and json.loads(cfg.read_text())['mcp']['llmsurgery']['enabled'] is True
+        rc,o,err = hostkit._run([oc, 'run', 'show', 'me', 'message', '229', '--format', 'json'], ockit.opencode_env(home, cwd),
+                                cwd, 90)
+        reqs = [r['body'] for r in s.model_requests() if r['body'].get('tools')]
+    assert rc==0, err
+    assert {f'llmsurgery_{t}' for t in TOOLS} <= {t['function']['name'] for t in reqs[0]['tools']}
+    got, = [m['content'] for m in reqs[1]['messages'] if m['role']=='tool']
+    assert got==shown()
+    before = json.loads(cfg.read_text()); before.pop('mcp')
+    rc,o,err = cli(home, '--uninstall-hooks', 'opencode')
+    assert rc==0 and json.loads(cfg.read_text())==before, o+err
+
+# ---------------------------------------------------------------- Pi
+
+def test_pi_extension_gives_the_model_the_tools(tmp_path):
+    """Pi takes no MCP server: its extension registers the four tools (`llmsurgery_show`, ...), each call one run of
+    `python -m llmsurgery.mcp_server --call TOOL`; a refused pattern comes back as the tool's error"""
+    import pikit
+    js,home,cwd = pikit.install_pi(),tmp_path/'home',tmp_path/'work'
+    cwd.mkdir()
+    rc,out,err = cli(home, '--install-hooks', 'pi')
+    assert rc==0 and (pikit.agent_dir(home)/'extensions'/'llmsurgery.ts').is_file(), out+err
+    calls = [tool('llmsurgery_show', session=str(LONG), n=N), tool('llmsurgery_grep', session=str(LONG), pattern=r'(a)\1')]
+    with pikit.PiMock([*calls, text('done')]) as s:
+        rc,o,err = pikit.run_pi(js, home, cwd, 'show me message 229', s)
+        reqs = [r['body'] for r in s.main_requests()]
+    assert rc==0, err
+    assert {f'llmsurgery_{t}' for t in TOOLS} <= {t['function']['name'] for t in reqs[0]['tools']}
+    results = [m['content'] for m in reqs[-1]['messages'] if m['role']=='tool']
+    text_of = lambda c: c if isinstance(c, str) else ''.join(p.get('text', '') for p in c)
+    assert text_of(results[0])==shown()
+    assert 'uses syntax only backtracking engines have' in text_of(results[1]), results[1]

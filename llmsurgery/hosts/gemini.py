@@ -461,7 +461,7 @@ def hooks_file(self:Gemini):
     "The file Gemini CLI reads its user's settings and hooks from: `settings.json` in its store"
     return self.home()/'settings.json'
 
-# %% ../../nbs/14c_gemini.ipynb #a23fdbe0
+# %% ../../nbs/14c_gemini.ipynb #ba69abbb
 Gemini.mcp_tool = 'mcp_{server}_{tool}'
 
 @patch

@@ -310,7 +310,7 @@ def runtime(self:Qwen):
     d = os.environ.get('QWEN_RUNTIME_DIR') or qw_setting(self.hooks_file(), 'advanced', 'runtimeOutputDir')
     return Path(d).expanduser().absolute() if isinstance(d, str) and d.strip() else self.home()
 
-# %% ../../nbs/14g_qwen.ipynb #5fa8aec2
+# %% ../../nbs/14g_qwen.ipynb #5b80747d
 Qwen.mcp_tool = 'mcp__{server}__{tool}'
 
 @patch
