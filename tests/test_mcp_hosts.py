@@ -50,10 +50,14 @@ def test_claude_model_gets_a_message_whole_through_show(hosts, tmp_path):
     original = json.dumps({'hasCompletedOnboarding': True, 'mcpServers': {}}, indent=2).encode()
     out = installed(home, 'claude', cj, original)
     assert 'mcp__llmsurgery__show' in out
-    with AnthropicMock([tool('mcp__llmsurgery__show', session=str(LONG), n=N), text('done')]) as s:
-        rc,o,err = run_claude(cl, home, cwd, 'show me message 229', s, '--allowedTools', 'mcp__llmsurgery__show')
+    replies = [tool('mcp__llmsurgery__show', session=str(LONG), n=N), tool('mcp__llmsurgery__compact', max_tokens=2000)]
+    with AnthropicMock([*replies, text('done')]) as s:
+        rc,o,err = run_claude(cl, home, cwd, 'PROMPT-OMEGA: show me message 229', s, '--allowedTools',
+                              'mcp__llmsurgery__show,mcp__llmsurgery__compact')
         reqs = [r['body'] for r in s.model_requests()]
     assert rc==0, err
+    doc = claude_tool_results(reqs[2])[-1]   # no session named: the one the agent runs in, its prompt in the document
+    assert 'PROMPT-OMEGA: show me message 229' in doc and doc.startswith('This session is being continued'), doc[:300]
     # the host connects its MCP servers beside its first request: the one after the call lists the four tools
     assert {f'mcp__llmsurgery__{t}' for t in TOOLS} <= {t['name'] for t in reqs[-1]['tools']}
     assert claude_tool_results(reqs[1])==[shown()] and len(shown())>8000
