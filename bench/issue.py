@@ -9,10 +9,12 @@ which no result repeats (a document renders a repeated result once), and on one 
 sessions mostly hold (0.0.17 tokenized each text whole, which costs little for a short one), the spec's renderer
 (`compact_chat` with `compact_policy`) on each against 0.0.17's, the compaction and `compact_chat` of the two largest
 real sessions (the latter read whole, as 0.0.17 reads them), and Codex's UserPromptSubmit hook letting an ordinary
-prompt pass, against the bare interpreter, with the gate `--install-hooks` writes and without. Each version's modules
-are byte-compiled first, as an installed package's are. `--rev REV` measures that git revision too (extracted into the
-cache), in the same run: a before and after on one machine. The machine may be shared: ratios within one run are what
-compare.
+prompt pass, against the bare interpreter, with the gate `--install-hooks` writes and without; the MCP server's
+start (`llmsurgery-compact --mcp`) to its `initialize` answer, against the bare interpreter, and a `search` call on the
+running server beside `llmsurgery-compact --search` of the same words (the real Claude Code sessions in a sandbox, the
+index built first). Each version's modules are byte-compiled first, as an installed package's are. `--rev REV` measures
+that git revision too (extracted into the cache), in the same run: a before and after on one machine. The machine may be
+shared: ratios within one run are what compare.
 """
 import argparse, functools, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -78,6 +80,55 @@ def big_hook_row(code, reps, state):
     big.unlink()
     return hook, bare
 
+INIT = dict(protocolVersion='2025-06-18', capabilities={}, clientInfo=dict(name='bench', version='1'))
+CLI = Path(sys.executable).parent/'llmsurgery-compact'   # the console script, importing llmsurgery from PYTHONPATH
+WORDS = '"git commit"'
+
+def rpc(p, id, method, params):
+    "Send one JSON-RPC request to server `p` and read its answer"
+    p.stdin.write((json.dumps(dict(jsonrpc='2.0', id=id, method=method, params=params))+'\n').encode()); p.stdin.flush()
+    return json.loads(p.stdout.readline())
+
+def mcp_start(env):
+    "A started `llmsurgery-compact --mcp`, and the seconds from its start to its `initialize` answer"
+    t = time.perf_counter()
+    p = subprocess.Popen([str(CLI), '--mcp'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    rpc(p, 0, 'initialize', INIT)
+    return p,time.perf_counter()-t
+
+def mcp_row(code, reps, state):
+    "`(start to initialize, bare interpreter)` seconds, medians of `reps` starts"
+    env = dict(os.environ, PYTHONPATH=str(code), XDG_STATE_HOME=state)
+    def once():
+        p,took = mcp_start(env)
+        p.stdin.close(); p.wait(10)
+        return took
+    return median(once, reps),median(lambda: wall([sys.executable, '-P', '-c', 'pass'], env), reps)
+
+def mcp_home(state):
+    "A sandbox whose only store is Claude Code's, holding the real sessions: its environment"
+    home = Path(state)/'mcp-home'
+    proj = home/'.claude'/'projects'/'-work'
+    proj.mkdir(parents=True, exist_ok=True)
+    for f in (e2e.ROOT/'tests'/'data'/'claude-real').glob('*.jsonl'): (proj/f.name).write_bytes(f.read_bytes())
+    xdg = {f'XDG_{k}_HOME': str(home/k.lower()) for k in ('CACHE', 'CONFIG', 'DATA', 'STATE')}
+    return dict(os.environ, HOME=str(home), CLAUDE_CONFIG_DIR=str(home/'.claude'), CODEX_HOME=str(home/'.codex'), **xdg)
+
+def mcp_search_row(code, reps, state):
+    "`(search call on the running server, --search WORDS)` seconds, medians of `reps`; the index built first"
+    env = mcp_home(state) | dict(PYTHONPATH=str(code))
+    cli = lambda: wall([str(CLI), '--search', WORDS], env)
+    cli()   # builds the index: both then search a current one
+    p,_ = mcp_start(env)
+    def call(i):
+        t = time.perf_counter()
+        assert not rpc(p, i, 'tools/call', dict(name='search', arguments=dict(query=WORDS)))['result']['isError']
+        return time.perf_counter()-t
+    call(0)   # the tool's first call imports the search: a host's later calls don't
+    res = statistics.median(call(i) for i in range(1, reps+1)),median(cli, reps)
+    p.stdin.close(); p.wait(10)
+    return res
+
 def chat_row(code, path, reps, whole=False):
     "`(read + compact_doc, compact_doc, compact_chat)` seconds of this code in process on the session at `path` (read `whole`), each best of `reps`"
     args = [str(code), str(path), str(reps)] + ['whole']*whole
@@ -131,6 +182,9 @@ def measures(code, chain, sessions, cache, reps, state, rows):
     if 'hook' in rows: res['hook'] = hook_row(code, max(reps, 5), state)
     if 'barehook' in rows: res['barehook'] = hook_row(code, max(reps, 5), state, gate=())
     if 'bighook' in rows: res['bighook'] = big_hook_row(code, reps, state)
+    if 'mcp' in rows and (code/'llmsurgery'/'mcp_server.py').exists(): res['mcp'] = mcp_row(code, max(reps, 5), state)
+    if 'mcp_search' in rows and (code/'llmsurgery'/'mcp_server.py').exists():
+        res['mcp_search'] = mcp_search_row(code, max(reps, 5), state)
     return res
 
 ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of the file', '{:.2f} s', '≤ 2x, then 1.5x', lambda v,b: v/b<=2),
@@ -146,7 +200,9 @@ ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of
         ('spec_real', "`compact_chat` (`compact_policy`) on the same two read whole (0.0.17 reads all of a session), 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('hook', "Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the bare interpreter", '{:.3f} s', '≤ 2.5x and ≤ 0.05 s', lambda v,b: v<=2.5*b and v<=0.05),
         ('barehook', "the same hook with no gate in its command (as run by hand, or written by an older llmsurgery)", '{:.3f} s', '≤ 2.5x', lambda v,b: v<=2.5*b),
-        ('bighook', "Claude Code's state hook on a 2 GB transcript holding no newline, against the bare interpreter", '{:.2f} s', '≤ 8 s (its deadline)', lambda v,b: v<=8)]
+        ('bighook', "Claude Code's state hook on a 2 GB transcript holding no newline, against the bare interpreter", '{:.2f} s', '≤ 8 s (its deadline)', lambda v,b: v<=8),
+        ('mcp', "`llmsurgery-compact --mcp` from its start to its `initialize` answer, against the bare interpreter", '{:.3f} s', '≤ 1.5 s', lambda v,b: v<=1.5),
+        ('mcp_search', "a `search` call on the running MCP server (the real sessions), against `llmsurgery-compact --search` of the same words", '{:.3f} s', '≤ 1x', lambda v,b: v<=b)]
 
 def cell(key, v, fmt):
     "A value as the row shows it"

@@ -27,6 +27,7 @@ Modules:
 - `llmsurgery.inject`: What hosts put in a conversation that nobody typed: plumbing, reminders, skill texts, summaries
 - `llmsurgery.install`: llmsurgery in every host: its hooks (or plugin) installed in the host's settings, and removed
 - `llmsurgery.jsonl`: A host's JSONL log: records read into messages numbered by line, and written as the hosts do
+- `llmsurgery.mcp_server`: search, show, grep and compact as MCP tools, served on stdio to any agent host
 - `llmsurgery.par`: Two cores for a long list: a forked child shares a map's chunks; the results are as in one process
 - `llmsurgery.recall`: A transcript's messages whole, by number or pattern, within what an agent's shell tool passes on
 - `llmsurgery.render`: The compact DSL: each message class rendered within its token budget

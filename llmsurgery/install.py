@@ -15,8 +15,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_file', 'hook_group', 'hook_groups',
            'without_ours', 'with_ours', 'ours_in', 'ours_out', 'json_text', 'record_path', 'file_bytes', 'note_change',
            'restore', 'same_but_own', 'kept_record', 'events_said', 'plugin_when', 'is_our_plugin', 'install_plugin',
-           'uninstall_plugin', 'hook_hosts', 'hook_host', 'merge_hooks', 'install_hooks', 'unmerge_hooks',
-           'uninstall_hooks']
+           'uninstall_plugin', 'is_our_server', 'tools_said', 'merge_mcp', 'unmerge_mcp', 'hook_hosts', 'hook_host',
+           'merge_hooks', 'install_hooks', 'unmerge_hooks', 'uninstall_hooks']
 
 # %% ../nbs/17a_install.ipynb #d136d730
 import base64, hashlib, json, re, shlex, sys
@@ -204,6 +204,53 @@ def uninstall_plugin(host):
     rp.unlink(missing_ok=True)
     return f"{path}: llmsurgery's plugin removed"
 
+# %% ../nbs/17a_install.ipynb #ff850a09
+from .mcp_server import server_name, tool_names, server_command
+
+def is_our_server(entry):
+    "Is MCP settings `entry` llmsurgery's server, from this installation or another?"
+    return entry is not None and 'llmsurgery.mcp_server' in json.dumps(entry, default=str)
+
+def tools_said(host):
+    "llmsurgery's tools as `host`'s model sees them, in words"
+    return ', '.join(host.mcp_tool.format(server=server_name, tool=t) if host.mcp_tool else t for t in tool_names)
+
+def _servers(host, path, raw):
+    "The MCP servers the bytes `raw` of `host`'s file at `path` list; a ValueError, the file left alone, if it can't be"
+    try: return host.mcp_servers(raw)
+    except ValueError as e: raise ValueError(f'{path}: {e}; left as it is') from None
+
+# %% ../nbs/17a_install.ipynb #3424654c
+def merge_mcp(host):
+    "Merge llmsurgery's MCP server into `host`'s MCP settings (twice is once): a line"
+    path = Path(host.mcp_file())
+    before = file_bytes(path)
+    servers,rp = _servers(host, path, before),record_path(f'{host.name}-mcp', path)
+    if server_name in servers and not is_our_server(servers[server_name]):
+        raise ValueError(f"{path}: an MCP server named {server_name!r} that is not llmsurgery's is there; left as it is")
+    rec = kept_record(_load_record(rp), before, None) if server_name in servers else {}
+    text = host.with_mcp(before, server_name, host.mcp_entry(server_command()))
+    if before is None or text.encode()!=before:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if server_name not in servers or 'file' in rec: note_change(rec, 'file', before, text.encode())
+        atomic_write(path, text)
+    _write_record(rp, rec)
+    return f"llmsurgery's MCP server for {host.label} is in {path}: its tools {tools_said(host)}"
+
+def unmerge_mcp(host):
+    "Take llmsurgery's MCP server out of `host`'s settings, byte for byte as before when nothing else changed: a line"
+    path = Path(host.mcp_file())
+    before,rp = file_bytes(path),record_path(f'{host.name}-mcp', path)
+    rec = _load_record(rp)
+    if before is None or not is_our_server(_servers(host, path, before).get(server_name)):
+        line = f'{path}: no llmsurgery MCP server to remove'
+    elif restore(path, rec.get('file')): line = f'{path}: restored as it was before the install'
+    else:
+        atomic_write(path, host.without_mcp(before, server_name))
+        line = f"{path}: llmsurgery's MCP server removed, the rest left as it is"
+    rp.unlink(missing_ok=True)
+    return line
+
 # %% ../nbs/17a_install.ipynb #be26306c
 def _trust(host, path, cmds, rec):
     "Have `host` trust our hooks in `path` (running `cmds`), noting the change to its trust file in `rec`; lines"
@@ -244,11 +291,13 @@ def merge_hooks(host):
     return [f"llmsurgery's hooks for {host.label} are in {path}: {events_said(host)}, running {cmd}", *lines]
 
 def install_hooks(name):
-    "Install llmsurgery's hooks in host `name`: merged into its hooks file, its plugin written, as it takes them: lines"
+    "Install llmsurgery's hooks in host `name`, its plugin and its MCP server, as the host takes them: lines"
     host = hook_host(name)
+    if host.mcp_file() and host.mcp_file()==host.hooks_file(): unmerge_mcp(host)   # one file: as the hooks left it
     plugin = [install_plugin(host)] if host.plugin_file() else []
     lines = merge_hooks(host) if host.hooks_file() else []
-    return [*lines[:1], *plugin, *lines[1:],
+    mcp = [merge_mcp(host)] if host.mcp_file() else []   # after the hooks: one file may hold both, and each undoes its own
+    return [*lines[:1], *plugin, *mcp, *lines[1:],
             f'a hook that fails says why in {hooks_log()}; undo with: llmsurgery-compact --uninstall-hooks {name}']
 
 # %% ../nbs/17a_install.ipynb #ff36e2a3
@@ -276,7 +325,8 @@ def unmerge_hooks(host):
     return lines
 
 def uninstall_hooks(name):
-    "Take llmsurgery's hooks (and its plugin) out of host `name`, its files as before when nothing else changed: lines"
+    "Take llmsurgery's hooks, plugin and MCP server out of host `name`, its files as before when nothing else changed: lines"
     host = hook_host(name)
+    mcp = [unmerge_mcp(host)] if host.mcp_file() else []   # first: the last installed, so each file goes back as it was
     lines = unmerge_hooks(host) if host.hooks_file() else []
-    return [*lines[:1], *([uninstall_plugin(host)] if host.plugin_file() else []), *lines[1:]]
+    return [*lines[:1], *([uninstall_plugin(host)] if host.plugin_file() else []), *mcp, *lines[1:]]
