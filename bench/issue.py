@@ -1,16 +1,20 @@
 """The release measures, each as a ratio against its own baseline taken in the same run, beside its goal.
 
-Run: `make bench` (or `.venv/bin/python bench/issue.py [--mb 400] [--msgs 10000] [--reps 3] [--rev REV] [--rows ROWS]`). Not part of the
-test suite. Rows: `--all` on the ~400 MB chained Claude Code session (bench/e2e.py builds it, cached outside the
-repository) against the stdlib JSON-parse floor of the same file, its peak RSS against the file's size, the default read
-against the same floor, the compaction (`compact_doc`) of the synthetic 10,000-message session in process against
-llmsurgery 0.0.17 (bench/bench.py installs it in a venv of its own), the same on a session of that size in which no
-result repeats (a document renders a repeated result once), the spec's renderer (`compact_chat` with
-`compact_policy`) on both against 0.0.17's, the compaction of the two largest real sessions (no goal: they show what a
-session that repeats few results gains), and Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the
-bare interpreter. Each version's modules are byte-compiled first, as an installed package's are. `--rev REV`
-measures that git revision too (extracted into the cache), in the same run: a before and after on one machine. The
-machine may be shared: ratios within one run are what compare.
+Run: `make bench` (or `.venv/bin/python bench/issue.py [--mb 400] [--msgs 10000] [--reps 3] [--rev REV] [--rows ROWS]`).
+Not part of the test suite. Rows: `--all` on the ~400 MB chained Claude Code session (bench/e2e.py builds it, cached
+outside the repository) against the stdlib JSON-parse floor of the same file, its peak RSS against the file's size, the
+default read against the same floor, the compaction (`compact_doc`) of the synthetic 10,000-message session in process
+against llmsurgery 0.0.17 (bench/bench.py installs it in a venv of its own), the same on a session of that size in
+which no result repeats (a document renders a repeated result once), and on one of short results and calls, as real
+sessions mostly hold (0.0.17 tokenized each text whole, which costs little for a short one), the spec's renderer
+(`compact_chat` with `compact_policy`) on each against 0.0.17's, the compaction and `compact_chat` of the two largest
+real sessions (the latter read whole, as 0.0.17 reads them), and Codex's UserPromptSubmit hook letting an ordinary
+prompt pass, against the bare interpreter, with the gate `--install-hooks` writes and without; the MCP server's
+start (`llmsurgery-compact --mcp`) to its `initialize` answer, against the bare interpreter, and a `search` call on the
+running server beside `llmsurgery-compact --search` of the same words (the real Claude Code sessions in a sandbox, the
+index built first). Each version's modules are byte-compiled first, as an installed package's are. `--rev REV` measures
+that git revision too (extracted into the cache), in the same run: a before and after on one machine. The machine may be
+shared: ratios within one run are what compare.
 """
 import argparse, functools, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -25,10 +29,10 @@ try:   # a revision since the hosts became classes, else one before
     from llmsurgery.hosts.base import host_named; read_claude = host_named('claude').read_lines
 except ImportError: from llmsurgery.claude import read_claude
 from llmsurgery.compact import compact_doc, compact_enc, compact_chat, compact_policy
-lines, ts = open(sys.argv[2]).read().splitlines(), []
+lines, ts, kw = open(sys.argv[2]).read().splitlines(), [], dict(whole=True) if sys.argv[4:]==['whole'] else {}
 compact_enc()
 for _ in range(int(sys.argv[3])):
-    t = time.perf_counter(); msgs = read_claude(lines); r = time.perf_counter()
+    t = time.perf_counter(); msgs = read_claude(lines, **kw); r = time.perf_counter()
     compact_doc(msgs, '/session.jsonl'); d = time.perf_counter()
     compact_chat(msgs, **compact_policy); ts.append((d-t, d-r, time.perf_counter()-d))
 print(*map(min, zip(*ts)))
@@ -56,11 +60,11 @@ def wall(cmd, env=None, stdin=b'', check=True):
 
 def median(f, reps): return statistics.median(f() for _ in range(reps))
 
-def hook_row(code, reps, state):
-    "`(hook seconds, bare interpreter seconds)`: Codex's hook on a prompt it lets pass, medians of `reps` runs"
+def hook_row(code, reps, state, gate=GATE):
+    "`(hook seconds, bare interpreter seconds)`: Codex's hook (its command's `gate`) on a prompt it lets pass, medians of `reps` runs"
     env = dict(os.environ, PYTHONPATH=str(code), XDG_STATE_HOME=state)
     bare = median(lambda: wall([sys.executable, '-P', '-c', 'pass'], env), reps)
-    hook = median(lambda: wall([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'codex', *GATE], env, PASS), reps)
+    hook = median(lambda: wall([sys.executable, '-P', '-m', 'llmsurgery.hooks', 'codex', *gate], env, PASS), reps)
     return hook, bare
 
 def big_hook_row(code, reps, state):
@@ -76,9 +80,59 @@ def big_hook_row(code, reps, state):
     big.unlink()
     return hook, bare
 
-def chat_row(code, path, reps):
-    "`(read + compact_doc, compact_doc, compact_chat)` seconds of this code in process on the session at `path`, each best of `reps`"
-    out = subprocess.run([sys.executable, '-c', NEW_RUN, str(code), str(path), str(reps)], capture_output=True, text=True, check=True)
+INIT = dict(protocolVersion='2025-06-18', capabilities={}, clientInfo=dict(name='bench', version='1'))
+CLI = Path(sys.executable).parent/'llmsurgery-compact'   # the console script, importing llmsurgery from PYTHONPATH
+WORDS = '"git commit"'
+
+def rpc(p, id, method, params):
+    "Send one JSON-RPC request to server `p` and read its answer"
+    p.stdin.write((json.dumps(dict(jsonrpc='2.0', id=id, method=method, params=params))+'\n').encode()); p.stdin.flush()
+    return json.loads(p.stdout.readline())
+
+def mcp_start(env):
+    "A started `llmsurgery-compact --mcp`, and the seconds from its start to its `initialize` answer"
+    t = time.perf_counter()
+    p = subprocess.Popen([str(CLI), '--mcp'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    rpc(p, 0, 'initialize', INIT)
+    return p,time.perf_counter()-t
+
+def mcp_row(code, reps, state):
+    "`(start to initialize, bare interpreter)` seconds, medians of `reps` starts"
+    env = dict(os.environ, PYTHONPATH=str(code), XDG_STATE_HOME=state)
+    def once():
+        p,took = mcp_start(env)
+        p.stdin.close(); p.wait(10)
+        return took
+    return median(once, reps),median(lambda: wall([sys.executable, '-P', '-c', 'pass'], env), reps)
+
+def mcp_home(state):
+    "A sandbox whose only store is Claude Code's, holding the real sessions: its environment"
+    home = Path(state)/'mcp-home'
+    proj = home/'.claude'/'projects'/'-work'
+    proj.mkdir(parents=True, exist_ok=True)
+    for f in (e2e.ROOT/'tests'/'data'/'claude-real').glob('*.jsonl'): (proj/f.name).write_bytes(f.read_bytes())
+    xdg = {f'XDG_{k}_HOME': str(home/k.lower()) for k in ('CACHE', 'CONFIG', 'DATA', 'STATE')}
+    return dict(os.environ, HOME=str(home), CLAUDE_CONFIG_DIR=str(home/'.claude'), CODEX_HOME=str(home/'.codex'), **xdg)
+
+def mcp_search_row(code, reps, state):
+    "`(search call on the running server, --search WORDS)` seconds, medians of `reps`; the index built first"
+    env = mcp_home(state) | dict(PYTHONPATH=str(code))
+    cli = lambda: wall([str(CLI), '--search', WORDS], env)
+    cli()   # builds the index: both then search a current one
+    p,_ = mcp_start(env)
+    def call(i):
+        t = time.perf_counter()
+        assert not rpc(p, i, 'tools/call', dict(name='search', arguments=dict(query=WORDS)))['result']['isError']
+        return time.perf_counter()-t
+    call(0)   # the tool's first call imports the search: a host's later calls don't
+    res = statistics.median(call(i) for i in range(1, reps+1)),median(cli, reps)
+    p.stdin.close(); p.wait(10)
+    return res
+
+def chat_row(code, path, reps, whole=False):
+    "`(read + compact_doc, compact_doc, compact_chat)` seconds of this code in process on the session at `path` (read `whole`), each best of `reps`"
+    args = [str(code), str(path), str(reps)] + ['whole']*whole
+    out = subprocess.run([sys.executable, '-c', NEW_RUN, *args], capture_output=True, text=True, check=True)
     return tuple(map(float, out.stdout.split()))
 
 def old_row(path, cache):
@@ -107,7 +161,13 @@ def real_rows(code, cache, reps):
     rows = [chat_rows(code, f, cache, reps)[0] for f in REAL]
     return sum(o for o,_ in rows),sum(n for _,n in rows)
 
-_pairs = ('chat', 'spec'),('unique', 'spec_unique')
+def real_chat_rows(code, cache, reps):
+    "`(0.0.17's, this code's)` `compact_chat` of the real sessions read whole, as 0.0.17 reads them, summed (each best of `reps` turns)"
+    rows = [(min(old_row(f, cache)[2] for _ in range(reps)), min(chat_row(code, f, 3, whole=True)[2] for _ in range(reps)))
+            for f in REAL]
+    return sum(o for o,_ in rows),sum(n for _,n in rows)
+
+_pairs = ('chat', 'spec'),('unique', 'spec_unique'),('short', 'spec_short')
 
 def measures(code, chain, sessions, cache, reps, state, rows):
     "Each of `rows`' `(value, baseline)` for the code in `code`, each value and its baseline measured in turn"
@@ -118,8 +178,13 @@ def measures(code, chain, sessions, cache, reps, state, rows):
     for (doc,chat),path in zip(_pairs, sessions):   # each synthetic session: its compaction's row, its `compact_chat`'s
         if {doc, chat} & rows: res[doc],res[chat] = chat_rows(code, path, cache, reps)
     if 'real' in rows: res['real'] = real_rows(code, cache, reps)
+    if 'spec_real' in rows: res['spec_real'] = real_chat_rows(code, cache, reps)
     if 'hook' in rows: res['hook'] = hook_row(code, max(reps, 5), state)
+    if 'barehook' in rows: res['barehook'] = hook_row(code, max(reps, 5), state, gate=())
     if 'bighook' in rows: res['bighook'] = big_hook_row(code, reps, state)
+    if 'mcp' in rows and (code/'llmsurgery'/'mcp_server.py').exists(): res['mcp'] = mcp_row(code, max(reps, 5), state)
+    if 'mcp_search' in rows and (code/'llmsurgery'/'mcp_server.py').exists():
+        res['mcp_search'] = mcp_search_row(code, max(reps, 5), state)
     return res
 
 ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of the file', '{:.2f} s', '≤ 2x, then 1.5x', lambda v,b: v/b<=2),
@@ -129,9 +194,15 @@ ROWS = [('all', '`--all` on the {mb} MB session, against the JSON-parse floor of
         ('unique', '`compact_doc` on a synthetic {msgs:,}-message session in which no result repeats, 0.0.17 against it (in process)', '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('spec', "`compact_chat` (`compact_policy`) on the synthetic session, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('spec_unique', "`compact_chat` (`compact_policy`) on the session in which no result repeats, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
+        ('short', '`compact_doc` on a synthetic {msgs:,}-message session of short results and calls, as real sessions mostly hold, 0.0.17 against it (in process)', '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
+        ('spec_short', "`compact_chat` (`compact_policy`) on the session of short results, 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('real', '`compact_doc` on the two largest real sessions (tests/data/claude-real, 2.8 and 2.9 MB), 0.0.17 against it (in process): they repeat few results', '{:.3f} s', 'none set', None),
+        ('spec_real', "`compact_chat` (`compact_policy`) on the same two read whole (0.0.17 reads all of a session), 0.0.17's against it (in process)", '{:.3f} s', '≥ 5x', lambda v,b: v/b>=5),
         ('hook', "Codex's UserPromptSubmit hook letting an ordinary prompt pass, against the bare interpreter", '{:.3f} s', '≤ 2.5x and ≤ 0.05 s', lambda v,b: v<=2.5*b and v<=0.05),
-        ('bighook', "Claude Code's state hook on a 2 GB transcript holding no newline, against the bare interpreter", '{:.2f} s', '≤ 8 s (its deadline)', lambda v,b: v<=8)]
+        ('barehook', "the same hook with no gate in its command (as run by hand, or written by an older llmsurgery)", '{:.3f} s', '≤ 2.5x', lambda v,b: v<=2.5*b),
+        ('bighook', "Claude Code's state hook on a 2 GB transcript holding no newline, against the bare interpreter", '{:.2f} s', '≤ 8 s (its deadline)', lambda v,b: v<=8),
+        ('mcp', "`llmsurgery-compact --mcp` from its start to its `initialize` answer, against the bare interpreter", '{:.3f} s', '≤ 1.5 s', lambda v,b: v<=1.5),
+        ('mcp_search', "a `search` call on the running MCP server (the real sessions), against `llmsurgery-compact --search` of the same words", '{:.3f} s', '≤ 1x', lambda v,b: v<=b)]
 
 def cell(key, v, fmt):
     "A value as the row shows it"
@@ -166,8 +237,10 @@ def main():
     chain = functools.cache(lambda: e2e.build_chain(e2e.find_data(), cache, a.mb))   # built only for the rows that read it
     print(f'Release measures: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {e2e.load()} at start\n')
     with tempfile.TemporaryDirectory() as tmp:
-        sessions = [Path(tmp)/'s.jsonl', Path(tmp)/'unique.jsonl']   # the synthetic session, and one in which no result repeats
-        for f,rep in zip(sessions, (True, False)): f.write_text('\n'.join(synth_claude(a.msgs, seed=3, repeat=rep))+'\n')
+        # the synthetic session, one in which no result repeats, and one of short results and calls (as real sessions hold)
+        sessions = [Path(tmp)/'s.jsonl', Path(tmp)/'unique.jsonl', Path(tmp)/'short.jsonl']
+        for f,kw in zip(sessions, ({}, dict(repeat=False), dict(big=False))):
+            f.write_text('\n'.join(synth_claude(a.msgs, seed=3, **kw))+'\n')
         codes = ([(f'{a.rev} (before)', e2e.code_dir(cache, a.rev))] if a.rev else []) + [('working tree', e2e.code_dir(cache, None))]
         runs = {n: measures(c, chain, sessions, cache, a.reps, tmp, rows) for n,c in codes}
     print_table(runs, a.mb, a.msgs)

@@ -16,15 +16,18 @@ Modules:
 - `llmsurgery.hookstate`: What hooks give a host: the state of what it just compacted, and a resumable session instead
 - `llmsurgery.hosts.base`: Agent hosts: one `Host` subclass each, registered as it is made, with working defaults
 - `llmsurgery.hosts.claude`: Claude Code: its sessions read, found and continued, and llmsurgery's hooks inside it
+- `llmsurgery.hosts.cline`: Cline: its sessions read, found and continued, and llmsurgery's state inside it
 - `llmsurgery.hosts.codex`: Codex: its rollouts read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.copilot`: GitHub Copilot CLI: its session folders read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.gemini`: Gemini CLI: its session logs replayed, found and continued, and llmsurgery's hook inside it
+- `llmsurgery.hosts.openclaw`: OpenClaw: its SQLite store read, never written, continued through its doctor import, and llmsurgery as its compactor
 - `llmsurgery.hosts.opencode`: opencode: its sessions, read from its SQLite store without ever writing to it
 - `llmsurgery.hosts.pi`: Pi: its session trees replayed, found and continued, and llmsurgery as Pi's own compactor
 - `llmsurgery.hosts.qwen`: Qwen Code: its sessions replayed, found and continued, and llmsurgery inside its compression
 - `llmsurgery.inject`: What hosts put in a conversation that nobody typed: plumbing, reminders, skill texts, summaries
 - `llmsurgery.install`: llmsurgery in every host: its hooks (or plugin) installed in the host's settings, and removed
 - `llmsurgery.jsonl`: A host's JSONL log: records read into messages numbered by line, and written as the hosts do
+- `llmsurgery.mcp_server`: search, show, grep and compact as MCP tools, served on stdio to any agent host
 - `llmsurgery.par`: Two cores for a long list: a forked child shares a map's chunks; the results are as in one process
 - `llmsurgery.recall`: A transcript's messages whole, by number or pattern, within what an agent's shell tool passes on
 - `llmsurgery.render`: The compact DSL: each message class rendered within its token budget

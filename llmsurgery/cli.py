@@ -70,6 +70,14 @@ if _fast is not None:
     except OSError: os.dup2(os.open(os.devnull, os.O_WRONLY), 1)   # a closed pipe: nothing more to say
     os._exit(_status)
 
+# %% ../nbs/20_cli.ipynb #c5520702
+if _console and sys.argv[1:]==['--mcp']:
+    from llmsurgery.mcp_server import serve
+    _status = serve()
+    try: sys.stdout.flush()
+    except OSError: pass   # the host closed the pipe: nothing more to say
+    os._exit(_status)
+
 # %% ../nbs/20_cli.ipynb #07f15420
 import re, shutil
 from pathlib import Path
@@ -337,8 +345,10 @@ def llmsurgery_compact(
     here:bool=False, # With --search: only the sessions of this directory (and below it)
     project:str=None, # With --search: only the sessions of directory DIR (and below it)
     reindex:bool=False, # Rebuild the search index from every host's store (with --search: first)
+    mcp:bool=False, # Serve search, show, grep and compact to an agent host as MCP tools, on stdin and stdout, instead
 ):
     "Compact an agent session into a continuation document"
+    if mcp: return _mcp_cli([k for k,v in locals().items() if v not in (None, False, '') and k!='mcp'])
     if install_hooks or uninstall_hooks:
         return _hooks_flags(install_hooks, uninstall_hooks, session or List or resume or Exec or version)
     kw = dict(out=out, notes=notes, since=since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks,
@@ -360,6 +370,15 @@ def _recall_text(session, recall, max_tokens, host):
     show,grep = recall
     n,path = None if max_tokens is None else tokens(max_tokens),find_session(session, host=host)
     return (show_session(path, show, n) if grep is None else grep_session(path, grep, n)).text
+
+def _mcp_cli(given):
+    "`--mcp`: the MCP server on stdio until stdin closes, status 0; with any other flag, one line and status 2"
+    if given:
+        msg = f"--mcp takes nothing else, not --{given[0].lower().replace('_', '-')}"
+        if not is_cli(llmsurgery_compact): raise ValueError(msg)
+        return print(f'llmsurgery-compact: error: {msg}', file=sys.stderr) or 2
+    from llmsurgery.mcp_server import serve
+    return _done(serve())
 
 def _search_usage(session, search, host, project, here, reindex, others):
     "A ValueError for what `--search` and `--reindex` (`others`: the other flags' values) don't take"

@@ -18,7 +18,6 @@ import json, os, time
 from functools import cached_property
 from pathlib import Path
 from fastcore.basics import store_attr
-from .jsonl import last_time
 from .hosts.base import hosts, host_named, is_ref
 from .state import read_state, said_text, task_label, request_label
 from .document import doc_state
@@ -37,8 +36,8 @@ class SessionInfo:
     def id(self): return self.sid
     @cached_property
     def activity(self):
-        "When the session was last active: its last record's time, else its file's"
-        return self.mtime if is_ref(self.path) else last_time(self.path) or self.mtime
+        "When the session was last active: as its host says (`Host.last_active`), else its file's time"
+        return self.mtime if is_ref(self.path) else host_named(self.host).last_active(self.path) or self.mtime
     @property
     def messages(self):
         "How many messages a default compaction reads"

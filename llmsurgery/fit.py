@@ -234,4 +234,5 @@ def compact_chat(msgs, user_toks=None, asst_toks=None, call_toks=None, result_to
     "Render canonical messages as compact user-led turns; `max_toks` fits the whole rendering to that size."
     pol = Policy(enc, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks, result_toks=result_toks,
                  last_n=last_n)
-    return (policy_chat(msgs, pol, enc) if max_toks is None else fit_chat(msgs, max_toks, enc=enc, **pol)).text
+    if max_toks is None: return policy_chat(msgs, pol, enc, stats=False).text   # the text alone: no report's counts
+    return fit_chat(msgs, max_toks, enc=enc, **pol).text

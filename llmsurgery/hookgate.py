@@ -4,7 +4,8 @@ A host runs llmsurgery's hooks on events most of which ask for nothing: some hos
 types. Importing a host's module (and the messages' types it reads into) costs more than the interpreter's start, so
 each hook's command says, in words this module reads, when its event may ask for a job: when a field of the event
 is a given text (`--when FIELD=TEXT`), or when the transcript holds a mark past where the hook last looked (`--new
-MARK`). `passes` tells it from the command and the event alone, importing only a few of the standard library's
+MARK`); a command that says nothing goes by the gates of the hosts that come with llmsurgery, made from their modules
+(`gate_of`). `passes` tells it from the command and the event alone, importing only a few of the standard library's
 modules; only an event that passes is handed to its host, which tells the job exactly. The seen-files that note how
 far a hook looked live here too (`seen`, `note_seen`), as do the hooks' timeouts and llmsurgery's own state folder.
 
@@ -14,7 +15,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/hookgate.html.md"""
 
 # %% auto #0
 __all__ = ['job_timeouts', 'looked_most', 'state_home', 'hooks_log', 'gate_args', 'read_gate', 'seen_file', 'seen', 'log_mark',
-           'note_seen', 'looked_to', 'holds', 'may_be_new', 'passes', 'fill_args', 'event_args', 'take_fills', 'filled']
+           'note_seen', 'looked_to', 'holds', 'may_be_new', 'passes', 'fill_args', 'event_args', 'take_fills', 'filled',
+           'gate_table', 'gate_of']
 
 # %% ../nbs/10_hookgate.ipynb #65974f80
 import hashlib, json, os
@@ -120,7 +122,7 @@ def passes(gate, inp, name):
 
 # %% ../nbs/10_hookgate.ipynb #c0f1a7e7
 import re
-_field = re.compile(r'\{(\w+)\}')
+_field = re.compile(r'\{(\w+(?:\.\w+)*)\}')   # a field of the event, or one inside one (`a.b`)
 
 def fill_args(fills):
     "The options that give a hook's command the fields its event lacks: `--fill FIELD=TEMPLATE` each; [] for none"
@@ -141,8 +143,26 @@ def take_fills(args):
 
 def _plain(v): return isinstance(v, str) and re.fullmatch(r'[\w.-]+', v) is not None and v.strip('.')!=''
 
+def _at(inp, f):
+    "The value of event `inp`'s field `f`, a dotted path (`a.b`: field `b` of its field `a`); None if it has none"
+    for k in f.split('.'): inp = inp.get(k) if isinstance(inp, dict) else None
+    return inp
+
 def filled(inp, fills):
     "Event `inp` with each field of `fills` it lacks, made from its own fields (not from one that is not a plain name)"
-    made = {k: _field.sub(lambda m: inp[m[1]], t) for k,t in fills.items()
-            if k not in inp and all(_plain(inp.get(f)) for f in _field.findall(t))}
+    made = {k: _field.sub(lambda m: _at(inp, m[1]), t) for k,t in fills.items()
+            if k not in inp and all(_plain(_at(inp, f)) for f in _field.findall(t))}
     return inp | made
+
+# %% ../nbs/10_hookgate.ipynb #952feb3f
+def gate_table(hosts):
+    "`{host: {event: gate options}}` of `hosts`, each event's `gate_args`: the gates a command without its own goes by"
+    return {h.name: {ev: gate_args(h.event_hooks(ev)) for ev in h.hook_events} for h in hosts}
+
+def gate_of(name, event, args):
+    "The gate (`read_gate`'s) of host `name`'s hook on `event`: its command's `args`, else the table's; None: no hook"
+    if args: return read_gate(args)
+    from llmsurgery._gates import gates   # the built-in hosts' gates, made from their modules: no host imported
+    if name not in gates: return [],[]   # a host another package adds: its module tells
+    evs = gates[name]
+    return read_gate(evs[event]) if isinstance(event, str) and event in evs else None

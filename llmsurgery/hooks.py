@@ -16,7 +16,7 @@ __all__ = ['HookTimeout', 'process_age', 'set_deadline', 'failure_line', 'log_fa
 # %% ../nbs/17_hooks.ipynb #67397b26
 import faulthandler, json, os, shlex, signal, sys, threading, time, traceback
 from pathlib import Path
-from .hookgate import job_timeouts, state_home, read_gate, passes, take_fills, hooks_log, filled
+from .hookgate import job_timeouts, state_home, gate_of, passes, take_fills, hooks_log, filled
 
 # %% ../nbs/17_hooks.ipynb #b09dfabd
 _margin = 0.8   # a hook stops itself at this share of the timeout the host kills it at
@@ -137,8 +137,9 @@ _jobs['facts'] = _facts
 
 # %% ../nbs/17_hooks.ipynb #6019a637
 def _job(name, inp, gate):
-    "`(host, job)` of host `name`'s hook event `inp`; the host is imported only for an event its `gate` lets pass"
-    if not passes(read_gate(gate), inp, name): return None,None   # most events ask for nothing: nothing heavy imported
+    "`(host, job)` of host `name`'s hook event `inp`; the host is imported only for an event its gate lets pass"
+    g = gate_of(name, inp.get('hook_event_name'), gate)   # the command's `gate`, else the built-in hosts' table's
+    if g is None or not passes(g, inp, name): return None,None   # most events ask for nothing: nothing heavy imported
     from llmsurgery.install import hook_host
     host = hook_host(name)
     return host,host.hook_job(inp)

@@ -13,10 +13,10 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/install.html.md"""
 
 # %% auto #0
 __all__ = ['plugin_mark', 'hook_command', 'is_ours', 'check_hooks', 'load_hooks_file', 'hook_group', 'hook_groups',
-           'without_ours', 'with_ours', 'json_text', 'record_path', 'file_bytes', 'note_change', 'restore',
-           'same_but_own', 'kept_record', 'events_said', 'plugin_when', 'is_our_plugin', 'install_plugin',
-           'uninstall_plugin', 'hook_hosts', 'hook_host', 'merge_hooks', 'install_hooks', 'unmerge_hooks',
-           'uninstall_hooks']
+           'without_ours', 'with_ours', 'ours_in', 'ours_out', 'json_text', 'record_path', 'file_bytes', 'note_change',
+           'restore', 'same_but_own', 'kept_record', 'events_said', 'plugin_when', 'is_our_plugin', 'install_plugin',
+           'uninstall_plugin', 'is_our_server', 'tools_said', 'merge_mcp', 'unmerge_mcp', 'hook_hosts', 'hook_host',
+           'merge_hooks', 'install_hooks', 'unmerge_hooks', 'uninstall_hooks']
 
 # %% ../nbs/17a_install.ipynb #d136d730
 import base64, hashlib, json, re, shlex, sys
@@ -45,14 +45,15 @@ def check_hooks(d, path):
     ok = isinstance(hooks, dict) and all(map(lists, hooks.values()))
     if not ok: raise ValueError(f"{path}: not a settings object whose 'hooks' maps events to lists; left as it is")
 
-def load_hooks_file(path):
+def load_hooks_file(path, hooks=True):
     "`(bytes, settings)` of the hooks file at `path` (`(None, {})`: none); a ValueError if we can't merge into it"
     p = Path(path)
     if not p.exists(): return None,{}
     raw = read_regular(p)
     try: d = json.loads(raw.decode('utf-8-sig')) if raw.strip() else {}
     except ValueError as e: raise ValueError(f'{p}: not valid JSON ({e}); left as it is') from None
-    check_hooks(d, p)
+    if hooks: check_hooks(d, p)
+    elif not isinstance(d, dict): raise ValueError(f'{p}: not a settings object; left as it is')
     return raw,d
 
 # %% ../nbs/17a_install.ipynb #63445cd9
@@ -91,6 +92,14 @@ def with_ours(d, host, cmd=None):
     hooks = dict(d.get('hooks', {}))
     for ev,g in hook_groups(host, cmd).items(): hooks[ev] = [*hooks.get(ev, []), g]
     return d | dict(hooks=hooks)
+
+def ours_in(d, host):
+    "Settings `d` with llmsurgery's part for `host`: its hooks, or its plugin, where the host's settings name plugins"
+    return host.with_plugin(d) if host.plugin_settings else with_ours(d, host)
+
+def ours_out(d, host):
+    "Settings `d` without llmsurgery's part for `host`"
+    return host.without_plugin(d) if host.plugin_settings else without_ours(d, host.name)
 
 # %% ../nbs/17a_install.ipynb #684ec97a
 def json_text(d, like=None):
@@ -177,7 +186,8 @@ def install_plugin(host):
         raise ValueError(f"{path}: a plugin that is not llmsurgery's is there; left as it is")
     rec = _load_record(record_path(host.name, path)) if old is not None else dict(made=not path.parent.exists())
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, host.plugin_text(cmd))
+    atomic_write(path, host.plugin_text(cmd), mode=host.plugin_mode)
+    for p,text in host.plugin_extras().items(): atomic_write(p, text)   # beside it: ours, as their mark says
     _write_record(record_path(host.name, path), rec)
     runs = '' if host.hooks_file() else f', running {cmd} {plugin_when(host)}'   # else the hooks run it
     return f"llmsurgery's plugin for {host.label} is {path}{runs}"
@@ -188,9 +198,58 @@ def uninstall_plugin(host):
     old,rp = file_bytes(path),record_path(host.name, path)
     if not is_our_plugin(old): return f'{path}: no llmsurgery plugin to remove'
     path.unlink()
+    for p in host.plugin_extras():
+        if is_our_plugin(file_bytes(p)): Path(p).unlink()
     if _load_record(rp).get('made') and not any(path.parent.iterdir()): path.parent.rmdir()
     rp.unlink(missing_ok=True)
     return f"{path}: llmsurgery's plugin removed"
+
+# %% ../nbs/17a_install.ipynb #ff850a09
+from .mcp_server import server_name, tool_names, server_command
+
+def is_our_server(entry):
+    "Is MCP settings `entry` llmsurgery's server, from this installation or another?"
+    return entry is not None and 'llmsurgery.mcp_server' in json.dumps(entry, default=str)
+
+def tools_said(host):
+    "llmsurgery's tools as `host`'s model sees them, in words"
+    return ', '.join(host.mcp_tool.format(server=server_name, tool=t) if host.mcp_tool else t for t in tool_names)
+
+def _servers(host, path, raw):
+    "The MCP servers the bytes `raw` of `host`'s file at `path` list; a ValueError, the file left alone, if it can't be"
+    try: return host.mcp_servers(raw)
+    except ValueError as e: raise ValueError(f'{path}: {e}; left as it is') from None
+
+# %% ../nbs/17a_install.ipynb #3424654c
+def merge_mcp(host):
+    "Merge llmsurgery's MCP server into `host`'s MCP settings (twice is once): a line"
+    path = Path(host.mcp_file())
+    before = file_bytes(path)
+    servers,rp = _servers(host, path, before),record_path(f'{host.name}-mcp', path)
+    if server_name in servers and not is_our_server(servers[server_name]):
+        raise ValueError(f"{path}: an MCP server named {server_name!r} that is not llmsurgery's is there; left as it is")
+    rec = kept_record(_load_record(rp), before, None) if server_name in servers else {}
+    text = host.with_mcp(before, server_name, host.mcp_entry(server_command()))
+    if before is None or text.encode()!=before:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if server_name not in servers or 'file' in rec: note_change(rec, 'file', before, text.encode())
+        atomic_write(path, text)
+    _write_record(rp, rec)
+    return f"llmsurgery's MCP server for {host.label} is in {path}: its tools {tools_said(host)}"
+
+def unmerge_mcp(host):
+    "Take llmsurgery's MCP server out of `host`'s settings, byte for byte as before when nothing else changed: a line"
+    path = Path(host.mcp_file())
+    before,rp = file_bytes(path),record_path(f'{host.name}-mcp', path)
+    rec = _load_record(rp)
+    if before is None or not is_our_server(_servers(host, path, before).get(server_name)):
+        line = f'{path}: no llmsurgery MCP server to remove'
+    elif restore(path, rec.get('file')): line = f'{path}: restored as it was before the install'
+    else:
+        atomic_write(path, host.without_mcp(before, server_name))
+        line = f"{path}: llmsurgery's MCP server removed, the rest left as it is"
+    rp.unlink(missing_ok=True)
+    return line
 
 # %% ../nbs/17a_install.ipynb #be26306c
 def _trust(host, path, cmds, rec):
@@ -217,25 +276,28 @@ def hook_host(name):
 def merge_hooks(host):
     "Merge llmsurgery's hooks into `host`'s hooks file (twice is once), trusted by the host: lines"
     path,cmd,name = Path(host.hooks_file()),hook_command(host.name),host.name
-    before,d = load_hooks_file(path)
-    merged,rp = with_ours(d, host),record_path(name, path)
-    rec = _load_record(rp) if without_ours(d, name)!=d else {}   # a record of ours still there keeps the first bytes
-    rec = kept_record(rec, before, without_ours(d, name), host.own_keys)
+    before,d = load_hooks_file(path, not host.plugin_settings)
+    merged,rest,rp = ours_in(d, host),ours_out(d, host),record_path(name, path)
+    rec = _load_record(rp) if rest!=d else {}   # a record of ours still there keeps the first bytes
+    rec = kept_record(rec, before, rest, host.own_keys)
     if json.dumps(merged)!=json.dumps(d) or before is None:
         text = json_text(merged, before and before.decode('utf-8-sig'))
         path.parent.mkdir(parents=True, exist_ok=True)
-        if before is None or 'file' in rec or without_ours(d, name)==d: note_change(rec, 'file', before, text.encode())
+        if before is None or 'file' in rec or rest==d: note_change(rec, 'file', before, text.encode())
         atomic_write(path, text)
     lines = _trust(host, path, [g['hooks'][0]['command'] for g in hook_groups(host).values()], rec)
     _write_record(rp, rec)
+    if host.plugin_settings: return [f"{path} loads llmsurgery's plugin, running {cmd} {plugin_when(host)}", *lines]
     return [f"llmsurgery's hooks for {host.label} are in {path}: {events_said(host)}, running {cmd}", *lines]
 
 def install_hooks(name):
-    "Install llmsurgery's hooks in host `name`: merged into its hooks file, its plugin written, as it takes them: lines"
+    "Install llmsurgery's hooks in host `name`, its plugin and its MCP server, as the host takes them: lines"
     host = hook_host(name)
+    if host.mcp_file() and host.mcp_file()==host.hooks_file(): unmerge_mcp(host)   # one file: as the hooks left it
     plugin = [install_plugin(host)] if host.plugin_file() else []
     lines = merge_hooks(host) if host.hooks_file() else []
-    return [*lines[:1], *plugin, *lines[1:],
+    mcp = [merge_mcp(host)] if host.mcp_file() else []   # after the hooks: one file may hold both, and each undoes its own
+    return [*lines[:1], *plugin, *mcp, *lines[1:],
             f'a hook that fails says why in {hooks_log()}; undo with: llmsurgery-compact --uninstall-hooks {name}']
 
 # %% ../nbs/17a_install.ipynb #ff36e2a3
@@ -249,9 +311,9 @@ def _untrust(host, rec):
 def unmerge_hooks(host):
     "Take llmsurgery's hooks out of `host`'s hooks file, byte for byte as before when nothing else changed: lines"
     path = Path(host.hooks_file())
-    before,d = load_hooks_file(path)
+    before,d = load_hooks_file(path, not host.plugin_settings)
     rp = record_path(host.name, path)
-    rec,rest = _load_record(rp),without_ours(d, host.name)
+    rec,rest = _load_record(rp),ours_out(d, host)
     if before is None or rest==d: line = f'{path}: no llmsurgery hooks to remove'
     elif restore(path, rec.get('file'), same_but_own(rec.get('file'), rest, host.own_keys)):
         line = f'{path}: restored as it was before the install'
@@ -263,7 +325,8 @@ def unmerge_hooks(host):
     return lines
 
 def uninstall_hooks(name):
-    "Take llmsurgery's hooks (and its plugin) out of host `name`, its files as before when nothing else changed: lines"
+    "Take llmsurgery's hooks, plugin and MCP server out of host `name`, its files as before when nothing else changed: lines"
     host = hook_host(name)
+    mcp = [unmerge_mcp(host)] if host.mcp_file() else []   # first: the last installed, so each file goes back as it was
     lines = unmerge_hooks(host) if host.hooks_file() else []
-    return [*lines[:1], *([uninstall_plugin(host)] if host.plugin_file() else []), *lines[1:]]
+    return [*lines[:1], *([uninstall_plugin(host)] if host.plugin_file() else []), *mcp, *lines[1:]]

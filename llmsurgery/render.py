@@ -429,7 +429,7 @@ def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None, starts=None):
         results_cut=sum(cut(i) for i in range(dropped, len(msgs)) if msgs[i].role=='tool'))
 
 # %% ../nbs/04_render.ipynb #9e2dc96a
-def policy_chat(msgs, pol=None, enc=None, r=dsl):
+def policy_chat(msgs, pol=None, enc=None, r=dsl, stats=True):
     "Render canonical messages as user-led turns by `r` with `Policy` `pol`, the last `pol.last_n` substantive whole"
     msgs,pol = [as_msg(m) for m in msgs],ifnone(pol, Policy(enc))
     enc = enc if isinstance(enc, TokMemo) else TokMemo(enc)   # a line or window met again is counted once
@@ -437,4 +437,5 @@ def policy_chat(msgs, pol=None, enc=None, r=dsl):
     b,whole = pol.budgets,Budgets.unlimited()
     budgets = lambda i: whole if i in tail else b
     texts,starts = fork_map(lambda i: render_msg(msgs[i], budgets(i), r, enc), range(len(msgs))),turn_starts(msgs, r)
-    return Rendering(join_turns(msgs, texts, r, starts=starts), chat_stats(msgs, texts, 0, r, enc, starts))
+    counts = chat_stats(msgs, texts, 0, r, enc, starts) if stats else None   # a report's: a cut message rendered again
+    return Rendering(join_turns(msgs, texts, r, starts=starts), counts)

@@ -26,11 +26,15 @@ from .document import split_compaction, covered_num, doc_chain
 # %% ../nbs/15_sessions.ipynb #4be0d841
 _tally_n = 100   # records some host claims that decide a file's format: a stray record of another host never does
 
+def _whole_json(f):
+    "Text file `f` read whole as one JSON document: the object it holds, else None"
+    try: d = json.loads(f.read())
+    except (ValueError, RecursionError): return None
+    return d if isinstance(d, dict) else None
+
 def _is_notebook(f):
     "Is text file `f`, read whole as one JSON document, a notebook (its `cells`)?"
-    try: d = json.loads(f.read())
-    except (ValueError, RecursionError): return False
-    return isinstance(d, dict) and 'cells' in d
+    return 'cells' in (_whole_json(f) or {})
 
 def _claims(r, hs):
     "The names of the hosts among `hs` that claim record `r` most surely (a notebook's `cells`: 'ipynb')"
@@ -59,7 +63,7 @@ def detect_format(path, n=_tally_n):
     with open(path, encoding='utf-8-sig', errors='replace') as f:
         first = next((ln.strip() for ln in f if ln.strip()), None)
         f.seek(0)
-        if first=='{' and _is_notebook(f): return 'ipynb'
+        if first=='{' and (names := _claims(_whole_json(f) or {}, hosts())): return names[0]   # one document, whole
         f.seek(0)
         c = _tally(f, n)
     if c: return c.most_common(1)[0][0]   # a tie goes to the host counted first

@@ -306,12 +306,12 @@ def _items_of(s, kind): return s.split(', ') if kind=='paths' else s.split('\n')
 def render_list(s, kind, b):
     "List fact `s` within the user budget of `b`: each item cut to its few tokens, the newest kept when not all fit"
     cut,n,sep = _lists[kind]
-    items,total = [cut(one_line(o), n if b.user_toks is not None else None) for o in _items_of(s, kind)],b.user_toks
-    if total is None: return sep.join(items)
+    items,total = _items_of(s, kind),b.user_toks
+    if total is None: return sep.join(cut(one_line(o), None) for o in items)
     kept,used = [],0
-    for o in reversed(items):   # the newest first; a count stands for the rest
-        t = len_toks(o+sep)
-        if used+t > total-8: break
+    for o in reversed(items):   # the newest first, each cut only when reached: the time is the budget's
+        o = cut(one_line(o), n)
+        if used+(t := len_toks(o+sep)) > total-8: break
         kept.append(o)
         used += t
     left = len(items)-len(kept)

@@ -294,18 +294,21 @@ def _len_short(s, enc):
     "`len_toks` of a short, often repeated string such as a renderer's empty cut form"
     return len_toks(s, enc)
 
+def _whole_ends(s, n, prep):
+    "`(prep(s),)` when `s` is so short that its `Ends` for budget `n` would tokenize it whole, whatever a memo holds"
+    if len(s) >= 2*_line_first*(n+8): return None   # `_line_ends` may find its ends on its lines
+    t = prep(s)
+    return (t,) if len(t) <= 2*(4*n+32) else None   # `_window` would not look for a window in it
+
 def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or its ends around `mark`; '' if nothing fits"
     if max_toks is None: return fmt(prep(s))
     enc,n = (enc if enc is not None else compact_enc()),max(int(max_toks), 0)
-    if len(s)<=n:   # short: it may fit by its bytes, with nothing to tokenize
-        t = prep(s)
-        r = fmt(t) if bytes_within(t, n) else None
-        if r is not None and bytes_within(r, n): return r
+    fits = lambda r: within_toks(r, n, enc)   # not `ntoks<=n`: a fence drops trailing newlines
+    # short: its ends would be all of it (`_whole_ends`), so it is tried whole first: by its bytes, else counted once
+    if (short := _whole_ends(s, n, prep)) and fits(whole := fmt(short[0])): return whole
     e = _prepared(s, n, prep, enc, mark)
-    fits = lambda r: within_toks(r, n, enc)
-    whole = None if e.ntoks is None else fmt(e.t)
-    if whole is not None and fits(whole): return whole   # not `ntoks<=n`: a fence drops trailing newlines
+    if not short and e.ntoks is not None and fits(whole := fmt(e.t)): return whole
     best = fmt(mark)
     base = _len_short(best, plain_enc(enc))
     if base>n: return ''

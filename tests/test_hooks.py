@@ -269,9 +269,9 @@ def test_codex_install_without_codex_says_how_to_trust(tmp_path):
     rc, out, err = cli(home, '--install-hooks', 'codex', path='/nonexistent')
     assert rc == 0, err
     assert "'Hooks need review'" in out and (codex_home(home)/'hooks.json').exists()
-    assert not (codex_home(home)/'config.toml').exists()
+    assert (codex_home(home)/'config.toml').read_text().startswith('[mcp_servers.llmsurgery]')   # the MCP server alone
     assert cli(home, '--uninstall-hooks', 'codex', path='/nonexistent')[0] == 0
-    assert not (codex_home(home)/'hooks.json').exists()
+    assert not (codex_home(home)/'hooks.json').exists() and not (codex_home(home)/'config.toml').exists()
 
 def test_a_failing_hook_exits_0_and_logs_one_line(tmp_path):
     "The hook as the host runs it: on any error it exits 0, prints nothing, and writes one line to the log"

@@ -227,7 +227,8 @@ def test_uninstall_gives_the_settings_back_though_qwen_stamped_them(work):
     assert rc == 0 and out.startswith(f'{settings}: restored as it was before the install'), out + err
     assert settings.read_bytes() == work.before and not command.exists()
     rc, out, err = compact_in(home, work.cwd, '--uninstall-hooks', 'qwen')
-    assert rc == 0 and out.splitlines() == [f'{settings}: no llmsurgery hooks to remove', f'{command}: no llmsurgery plugin to remove']
+    assert rc == 0 and out.splitlines() == [f'{settings}: no llmsurgery hooks to remove', f'{command}: no llmsurgery plugin to remove',
+                                            f'{settings}: no llmsurgery MCP server to remove']
 
 def test_llmsurgery_run_headless_writes_the_session_and_exits_1(qwen, tmp_path):
     """`qwen --yolo --continue /llmsurgery` headless: the session is written and named, with no model call, and the CLI

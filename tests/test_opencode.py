@@ -260,5 +260,6 @@ def test_plugin_install_is_once_and_leaves_what_is_not_ours(tmp_path, monkeypatc
     assert sorted(p.name for p in plugins.iterdir())==['mine.js']   # its folder was there before: kept
     (plugins/'llmsurgery.js').write_text('// somebody else\n')
     with pytest.raises(ValueError, match="not llmsurgery's"): install_hooks('opencode')
-    assert uninstall_hooks('opencode')==[f'{plugins/"llmsurgery.js"}: no llmsurgery plugin to remove']
+    assert uninstall_hooks('opencode')==[f'{plugins/"llmsurgery.js"}: no llmsurgery plugin to remove',
+                                         f'{plugins.parent/"opencode.json"}: no llmsurgery MCP server to remove']
     assert (plugins/'llmsurgery.js').read_text()=='// somebody else\n'

@@ -70,6 +70,7 @@ def test_spec_mk_msg_is_aidialogs():
 uv_bin = '~/.local/share/uv/tools/llmsurgery/bin'
 _masks = [(re.compile(r'(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b'), '<id>'),
           (re.compile(r'(?<=-)[0-9a-f]{8}(?=\.jsonl)'), '<id>'),   # Gemini CLI names a session's file by its id's start
+          (re.compile(r'\b\d{13}_[0-9a-z]{5}\b'), '<id>'),   # Cline's: the time in milliseconds, `_`, five letters
           (re.compile(r'\d{4}([/-])\d\d\1\d\d'), '<date>'),
           (re.compile(r'T\d\d-\d\d(?:-\d\d(?:-\d{3}Z)?)?|\b\d\d:\d\d\b'), '<time>'),   # Pi's has milliseconds
           (re.compile(r'(?m)^(\w+  +)[0-9a-f]{8}(?=  )|(--show \d+ )[0-9a-f]{8}\b'), r'\1\2<id>'),   # a search hit's
@@ -89,6 +90,7 @@ def clone_home(tmp):
     (home/'llmsurgery'/'examples').mkdir(parents=True)
     for f in (root/'examples').glob('*.jsonl'): shutil.copy2(f, home/'llmsurgery'/'examples'/f.name)
     shutil.copytree(root/'tests'/'data'/'genuine', home/'llmsurgery'/'tests'/'data'/'genuine')
+    shutil.copytree(root/'tests'/'data'/'openclaw-genuine', home/'llmsurgery'/'tests'/'data'/'openclaw-genuine')
     return home
 
 def run_sh(script, home):

@@ -70,6 +70,16 @@ def cp_session(src):
     "A copy of Copilot CLI session folder `src` (its `events.jsonl` and the rest) in its store"
     shutil.copytree(src, host_named('copilot').home()/'session-state'/src.name)
 
+def claw_store(src):
+    "A copy of OpenClaw's database `src` as its agent `main`'s store"
+    (d := host_named('openclaw').home()/'agents'/'main'/'agent').mkdir(parents=True)
+    shutil.copyfile(src, d/'openclaw-agent.sqlite')
+
+def cl_session(src):
+    "A copy of Cline session folder `src` (its transcript, manifest and sidecar) in its store, named by its id"
+    sid = next(src.glob('*.messages.json')).name.split('.')[0]
+    shutil.copytree(src, host_named('cline').sessions()/sid)
+
 PLACE = {   # the genuine sessions of each host tests/data holds, put where the host keeps them
     'claude': lambda: [cc_session(f, f.stem if f.parent==REAL and '-' in f.stem else None)
                        for f in (REAL/f'{REAL_ID}.jsonl', REAL/'tool_heavy.jsonl', *sorted(GENUINE.glob('claude_*.jsonl')))],
@@ -78,7 +88,9 @@ PLACE = {   # the genuine sessions of each host tests/data holds, put where the 
     'opencode': lambda: oc_store(GENUINE/'opencode.db'),
     'pi': lambda: [pi_session(f) for f in sorted((GENUINE/'pi').glob('*.jsonl'))],
     'qwen': lambda: [qw_session(f) for f in sorted((GENUINE/'qwen').glob('*.jsonl'))],
-    'copilot': lambda: [cp_session(d) for d in sorted((GENUINE/'copilot').glob('*/*')) if d.is_dir()]}
+    'copilot': lambda: [cp_session(d) for d in sorted((GENUINE/'copilot').glob('*/*')) if d.is_dir()],
+    'openclaw': lambda: claw_store(DATA/'openclaw-genuine'/'openclaw-agent.sqlite'),
+    'cline': lambda: [cl_session(d) for d in sorted((GENUINE/'cline').iterdir()) if d.is_dir()]}
 
 def written_word(name): return f'quokka{name}'   # a word only the session llmsurgery writes for host `name` holds
 

@@ -26,7 +26,7 @@ from itertools import batched, repeat
 from pathlib import Path
 from typing import NamedTuple
 from fastcore.basics import noop, patch, store_attr
-from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl
+from ..jsonl import LogMsgs, records, last_boundary, lines_before, lines_upto, jsonl, last_time
 from ..inject import add_injected
 from ..files import atomic_write, regular_size
 from ..par import can_fork, fork_iter, HelperLost
@@ -167,6 +167,11 @@ def sessions_named(self:Host, name):
     "The sessions of the host's store that bear the name `name`, as it resumes a session by one ([]: it names none)"
     return []
 
+@patch
+def last_active(self:Host, path):
+    "When the session at `path` was last active, in seconds since the epoch: its log's last record's time (None: not known)"
+    return last_time(path)
+
 # %% ../../nbs/13_hosts.ipynb #91a59a63
 @patch
 def context_len(self:Host, s):
@@ -187,6 +192,21 @@ def plugin_file(self:Host):
 def plugin_text(self:Host, cmd):
     "The plugin's text, running llmsurgery's hook command `cmd`"
     return None
+
+@patch
+def plugin_extras(self:Host):
+    "`{path: text}` of the files the host needs beside llmsurgery's plugin (a manifest, say), each with its mark"
+    return {}
+
+@patch
+def with_plugin(self:Host, d):
+    "Settings `d` naming llmsurgery's plugin, for a host with `plugin_settings`; a ValueError if they can't take it"
+    return d
+
+@patch
+def without_plugin(self:Host, d):
+    "Settings `d` without what `with_plugin` adds"
+    return d
 
 @patch
 def trust_file(self:Host):
@@ -249,6 +269,55 @@ def hook_fills(self:Host, event):
 # %% ../../nbs/13_hosts.ipynb #0fae2745
 Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
 Host.own_keys = ()   # top-level keys the host writes into its settings file itself: an uninstall restores it anyway
+Host.plugin_settings = False   # its settings file names the plugins it loads: llmsurgery's plugin goes there, not hooks
+Host.plugin_mode = 0o600   # the mode of the plugin file llmsurgery writes (a host that runs it as a program: executable)
+
+# %% ../../nbs/13_hosts.ipynb #0fcf3037
+import re
+
+Host.mcp_key = 'mcpServers'   # the key of its MCP settings that maps each server's name to how it is started
+Host.mcp_tool = None   # how its model sees tool `{tool}` of the server `{server}`, such as 'mcp__{server}__{tool}'
+
+def _settings(raw):
+    "The JSON object of settings bytes `raw` ({}: none, or empty); a ValueError if they are something else"
+    try: d = json.loads(raw.decode('utf-8-sig')) if raw and raw.strip() else {}
+    except ValueError as e: raise ValueError(f'not valid JSON ({e})') from None
+    if not isinstance(d, dict): raise ValueError('not a JSON object')
+    return d
+
+def _json_like(d, raw):
+    "`d` as JSON text indented as `raw` (the file's old bytes) is, with its final newline"
+    old = raw.decode('utf-8-sig') if raw else None
+    m = re.search(r'^([ \t]+)"', old or '', re.M)
+    return json.dumps(d, indent=m[1] if m else '  ', ensure_ascii=False)+('\n' if old is None or old.endswith('\n') else '')
+
+@patch
+def mcp_file(self:Host):
+    "The file the host reads its user's MCP servers from, which llmsurgery's is merged into (None: it takes none)"
+    return None
+
+@patch
+def mcp_entry(self:Host, argv):
+    "How the host's MCP settings say to start the stdio server `argv`"
+    return dict(command=argv[0], args=list(argv[1:]))
+
+@patch
+def mcp_servers(self:Host, raw):
+    "`{name: entry}` of the MCP servers that settings bytes `raw` list; a ValueError if they can't be read"
+    v = _settings(raw).get(self.mcp_key, {})
+    if not isinstance(v, dict): raise ValueError(f"its '{self.mcp_key}' is not an object")
+    return v
+
+@patch
+def with_mcp(self:Host, raw, name, entry):
+    "The text of settings bytes `raw` with server `name` started as `entry` (in place of one so named)"
+    return _json_like(_settings(raw) | {self.mcp_key: self.mcp_servers(raw) | {name: entry}}, raw)
+
+@patch
+def without_mcp(self:Host, raw, name):
+    "The text of settings bytes `raw` without server `name` (and without the servers' key, if it is left empty)"
+    d,rest = _settings(raw),{k:v for k,v in self.mcp_servers(raw).items() if k!=name}
+    return _json_like({k:v for k,v in d.items() if k!=self.mcp_key} | ({self.mcp_key: rest} if rest else {}), raw)
 
 # %% ../../nbs/13_hosts.ipynb #c0a1f3e3
 @patch

@@ -349,6 +349,19 @@ def hooks_file(self:Claude):
     "The file Claude Code reads its user's settings and hooks from: `settings.json` in its configuration folder"
     return self.home()/'settings.json'
 
+# %% ../../nbs/14a_claude.ipynb #4733f315
+Claude.mcp_tool = 'mcp__{server}__{tool}'
+
+@patch
+def mcp_file(self:Claude):
+    "The file Claude Code reads its user's MCP servers from: `.claude.json` in `$CLAUDE_CONFIG_DIR`, else in the home"
+    return Path(os.environ.get(self.home_var) or Path.home()).expanduser()/'.claude.json'
+
+@patch
+def mcp_entry(self:Claude, argv):
+    "How `.claude.json` starts the stdio server `argv`"
+    return dict(type='stdio', command=argv[0], args=list(argv[1:]))
+
 # %% ../../nbs/14a_claude.ipynb #8f6361c1
 @patch
 def context_len(self:Claude, s):

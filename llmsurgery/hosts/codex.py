@@ -420,3 +420,44 @@ def untrust(self:Codex, keys):
     text = p.read_text(encoding='utf-8') if p.is_file() else ''
     new = toml_without_tables(text, keys)
     if new!=text: atomic_write(p, new)
+
+# %% ../../nbs/14b_codex.ipynb #a3dad2b3
+Codex.mcp_tool = 'mcp__{server}__{tool}'
+
+def _toml(raw):
+    "The `tomlkit` document of `config.toml` bytes `raw` (empty: none); a ValueError if they are not TOML"
+    import tomlkit
+    try: return tomlkit.parse(raw.decode('utf-8-sig') if raw else '')
+    except (tomlkit.exceptions.ParseError, UnicodeDecodeError) as e: raise ValueError(f'not valid TOML ({e})') from None
+
+@patch
+def mcp_file(self:Codex):
+    "The file Codex reads its MCP servers from: `config.toml` in its home"
+    return self.home()/'config.toml'
+
+@patch
+def mcp_servers(self:Codex, raw):
+    "`{name: entry}` of the `[mcp_servers.NAME]` tables of `config.toml` bytes `raw`"
+    v = _toml(raw).get('mcp_servers', {})
+    if not isinstance(v, dict): raise ValueError("its 'mcp_servers' is not a table")
+    return v.unwrap() if hasattr(v, 'unwrap') else dict(v)
+
+@patch
+def with_mcp(self:Codex, raw, name, entry):
+    "The text of `config.toml` bytes `raw` with the table `[mcp_servers.NAME]` of `entry`, the rest as it was"
+    import tomlkit
+    doc,t = _toml(raw),tomlkit.table()
+    if 'mcp_servers' not in doc: doc['mcp_servers'] = tomlkit.table(is_super_table=True)   # no bare `[mcp_servers]`
+    t.update(entry)
+    doc['mcp_servers'][name] = t
+    return tomlkit.dumps(doc)
+
+@patch
+def without_mcp(self:Codex, raw, name):
+    "The text of `config.toml` bytes `raw` without the table `[mcp_servers.NAME]` (nor `mcp_servers`, left empty)"
+    import tomlkit
+    doc = _toml(raw)
+    if name in doc.get('mcp_servers', {}): del doc['mcp_servers'][name]
+    if 'mcp_servers' in doc and not doc['mcp_servers']: del doc['mcp_servers']
+    text = tomlkit.dumps(doc)
+    return text.rstrip('\n')+'\n' if text.endswith('\n\n') else text   # the blank line before the table went with it

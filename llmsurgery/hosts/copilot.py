@@ -361,6 +361,19 @@ def plugin_text(self:Copilot, cmd):
     d = {'//': _cp_mark, 'version': 1, 'hooks': {ev: hook(ev) for ev in self.hook_events}}
     return json.dumps(d, indent=2, ensure_ascii=False)+"\n"
 
+# %% ../../nbs/14f_copilot.ipynb #3d863ec6
+Copilot.mcp_tool = '{server}-{tool}'
+
+@patch
+def mcp_file(self:Copilot):
+    "The file Copilot reads its user's MCP servers from: `mcp-config.json` in its home"
+    return self.home()/'mcp-config.json'
+
+@patch
+def mcp_entry(self:Copilot, argv):
+    "How `mcp-config.json` starts the stdio server `argv`, all its tools allowed"
+    return dict(type='local', command=argv[0], args=list(argv[1:]), tools=['*'])
+
 # %% ../../nbs/14f_copilot.ipynb #10abac7d
 @patch
 def context_json(self:Copilot, text, event):

@@ -461,6 +461,14 @@ def hooks_file(self:Gemini):
     "The file Gemini CLI reads its user's settings and hooks from: `settings.json` in its store"
     return self.home()/'settings.json'
 
+# %% ../../nbs/14c_gemini.ipynb #ba69abbb
+Gemini.mcp_tool = 'mcp_{server}_{tool}'
+
+@patch
+def mcp_file(self:Gemini):
+    "The file Gemini CLI reads its MCP servers from: its `settings.json`, which holds the hooks too"
+    return self.hooks_file()
+
 # %% ../../nbs/14c_gemini.ipynb #484f5bd5
 def gm_last_snapshot(path):
     "The id of the last compression's snapshot message in the log at `path` (what Gemini has now), or None"

@@ -319,6 +319,19 @@ def plugin_file(self:Opencode):
     config = Path(os.environ.get('XDG_CONFIG_HOME') or Path.home()/'.config').expanduser()
     return config/'opencode'/'plugins'/'llmsurgery.js'
 
+# %% ../../nbs/14d_opencode.ipynb #832c0a58
+Opencode.mcp_key,Opencode.mcp_tool = 'mcp','{server}_{tool}'
+
+@patch
+def mcp_file(self:Opencode):
+    "The file opencode reads its MCP servers from: `opencode.json` in its configuration folder"
+    return self.plugin_file().parent.parent/'opencode.json'
+
+@patch
+def mcp_entry(self:Opencode, argv):
+    "How `opencode.json` starts the stdio server `argv`: one list, the command first"
+    return dict(type='local', command=list(argv), enabled=True)
+
 # %% ../../nbs/14d_opencode.ipynb #f5754670
 _oc_plugin = """// llmsurgery's plugin for opencode: `llmsurgery-compact --install-hooks opencode` wrote it, `--uninstall-hooks opencode` removes it
 // After a compaction, the model gets llmsurgery's state of what was compacted beside opencode's summary.

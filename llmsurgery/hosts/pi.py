@@ -16,10 +16,10 @@ __all__ = ['pi_event', 'pi_custom_head', 'pi_note_head', 'pi_types', 'pi_tools',
            'pi_version', 'pi_min_toks', 'Pi', 'pi_call', 'pi_text', 'pi_result', 'pi_user', 'pi_stop_note',
            'pi_assistant', 'pi_context_toks', 'pi_custom', 'pi_bash', 'pi_summary_msg', 'pi_entries', 'pi_path',
            'pi_at', 'pi_boundary', 'pi_replayed', 'pi_msgs', 'pi_is_ack', 'pi_read', 'pi_dirname', 'pi_header',
-           'pi_files', 'pi_resume_records', 'pi_file_name', 'pi_budget', 'pi_kept_toks']
+           'pi_files', 'pi_resume_records', 'pi_file_name', 'pi_our_tools', 'pi_budget', 'pi_kept_toks']
 
 # %% ../../nbs/14e_pi.ipynb #94e6c6bb
-import json, math, os, time, uuid
+import json, math, os, re, time, uuid
 from pathlib import Path
 from fastcore.basics import patch
 from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputImage
@@ -393,6 +393,7 @@ _pi_plugin = r"""// llmsurgery's plugin for Pi: `llmsurgery-compact --install-ho
 // removes it
 // Every compaction, automatic or /compact, is llmsurgery's document of the part compacted, with no model call.
 // If llmsurgery fails or passes its time limit, Pi compacts as it would without it; one line goes to llmsurgery's log.
+// It also gives Pi's model llmsurgery's tools: search, show, grep and compact, each run as one call of llmsurgery.
 import { spawn } from "node:child_process";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
@@ -401,6 +402,8 @@ import { join } from "node:path";
 const HOOK = __HOOK__;
 const TIMEOUT_MS = __TIMEOUT__;
 const SESSION_ENV = __ENV__;
+const TOOLS = __TOOLS__;
+const CALL = __CALL__;
 
 function logLine(sessionId, said) {
   try {
@@ -445,7 +448,33 @@ function fileLists(ops) {
   return { readFiles: [...set(ops?.read)].filter((f) => !modified.has(f)).sort(), modifiedFiles: [...modified].sort() };
 }
 
+function callTool(tool, params, signal) {
+  return new Promise((resolve) => {
+    let out = "", proc;
+    const failed = (why) => resolve({ text: `llmsurgery ${tool}: ${why}`, isError: true });
+    try { proc = spawn(CALL[0], [...CALL.slice(1), "--call", tool], { stdio: ["pipe", "pipe", "ignore"] }); }
+    catch (e) { return failed(`cannot run llmsurgery (${e})`); }
+    signal?.addEventListener?.("abort", () => { try { proc.kill("SIGKILL"); } catch (e) {} });
+    proc.on("error", (e) => failed(`cannot run llmsurgery (${e.message})`));
+    proc.stdout.on("data", (b) => { out += b; });
+    proc.on("close", (code) => {
+      try { resolve(JSON.parse(out)); }
+      catch (e) { failed(`no answer (status ${code})`); }
+    });
+    proc.stdin.on("error", () => {});
+    proc.stdin.end(JSON.stringify(params ?? {}));
+  });
+}
+
 export default function (pi) {
+  for (const t of TOOLS) {
+    pi.registerTool({ name: t.name, label: t.label, description: t.description, parameters: t.parameters,
+      async execute(_id, params, signal) {
+        const got = await callTool(t.tool, params, signal);
+        if (got.isError) throw new Error(got.text);
+        return { content: [{ type: "text", text: got.text }], details: {} };
+      } });
+  }
   pi.on("session_start", async (_event, ctx) => {
     const id = ctx.sessionManager.getSessionId?.();
     if (id) process.env[SESSION_ENV] = id;
@@ -474,12 +503,22 @@ export default function (pi) {
 }
 """
 
+Pi.mcp_tool = '{server}_{tool}'   # Pi takes no MCP server: its extension registers the same tools under these names
+
+def pi_our_tools(host):
+    "The tools Pi's extension registers: the MCP server's, each `{tool, name, label, description, parameters}`"
+    from llmsurgery.mcp_server import tool_specs, input_schema, server_name
+    return [dict(tool=k, name=host.mcp_tool.format(server=server_name, tool=k), label=f'llmsurgery {k}', description=d,
+                 parameters=input_schema(ps, req)) for k,(d,ps,req) in tool_specs().items()]
+
 @patch
 def plugin_text(self:Pi, cmd, timeout=None):
     "The extension's text, running hook command `cmd` for at most `timeout` seconds (default: the `compact` job's)"
+    from llmsurgery.mcp_server import server_command
     ms = int((timeout or job_timeouts['compact'])*1000)
-    return (_pi_plugin.replace('__HOOK__', json.dumps(cmd)).replace('__TIMEOUT__', str(ms))
-            .replace('__ENV__', json.dumps(self.session_env)))
+    fills = dict(__HOOK__=json.dumps(cmd), __TIMEOUT__=str(ms), __ENV__=json.dumps(self.session_env),
+                 __TOOLS__=json.dumps(pi_our_tools(self), ensure_ascii=False), __CALL__=json.dumps(server_command()))
+    return re.sub('|'.join(fills), lambda m: fills[m[0]], _pi_plugin)
 
 # %% ../../nbs/14e_pi.ipynb #a3c985e4
 pi_min_toks = 1_000   # the least a document made for Pi's compaction is given

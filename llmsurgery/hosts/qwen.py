@@ -310,6 +310,14 @@ def runtime(self:Qwen):
     d = os.environ.get('QWEN_RUNTIME_DIR') or qw_setting(self.hooks_file(), 'advanced', 'runtimeOutputDir')
     return Path(d).expanduser().absolute() if isinstance(d, str) and d.strip() else self.home()
 
+# %% ../../nbs/14g_qwen.ipynb #5b80747d
+Qwen.mcp_tool = 'mcp__{server}__{tool}'
+
+@patch
+def mcp_file(self:Qwen):
+    "The file Qwen Code reads its MCP servers from: its `settings.json`, which holds the hooks too"
+    return self.hooks_file()
+
 # %% ../../nbs/14g_qwen.ipynb #cb46eb71
 qw_file_re = re.compile(r'[0-9a-fA-F-]{32,36}\.jsonl')   # a session's file, as Qwen lists them
 
