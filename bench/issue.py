@@ -216,9 +216,9 @@ def print_table(runs, mb, msgs):
     for key,label,fmt,goal,ok in ROWS:
         if key not in runs[names[-1]]: continue
         cells = []
-        for n in names:
-            v,b = runs[n][key]
-            cells.append(f'{cell(key, v, fmt)} / {cell(key, b, fmt)} = {v/b:,.2f}x')
+        for n in names:   # a revision that lacks the measure (an older one: no MCP server) shows a dash
+            v,b = runs[n].get(key, (None, None))
+            cells.append('–' if v is None else f'{cell(key, v, fmt)} / {cell(key, b, fmt)} = {v/b:,.2f}x')
         v,b = runs[names[-1]][key]
         met = '–' if ok is None else 'yes' if ok(v, b) else 'no'
         print(f'| {label.format(mb=mb, msgs=msgs)} | ' + ' | '.join(cells) + f' | {goal} | {met} |')
