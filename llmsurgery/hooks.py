@@ -26,6 +26,15 @@ class HookTimeout(BaseException): "The hook's own deadline passed"
 
 def _expire(signum, frame): raise HookTimeout('stopped itself before the host timeout')
 
+_again = 0.05   # a timeout lost where Python cannot raise (a weakref's callback, a `__del__`) comes again this much later
+
+def _unraisable(prev):
+    "Python's hook for an exception it cannot raise, less a lost `HookTimeout`: it is not printed, and comes again"
+    def hook(u):
+        if not isinstance(u.exc_value, HookTimeout): prev(u)
+    hook.prev = prev
+    return hook
+
 _own_process = False   # `main` sets it: only a hook's own process is ever ended by the last resort, never a caller's
 
 def process_age():
@@ -40,10 +49,13 @@ def _last_resort(secs):
     if secs and _own_process: faulthandler.dump_traceback_later(max(secs-process_age(), 0.001), exit=True)
 
 def set_deadline(secs):
-    "Raise `HookTimeout` after `secs` seconds (0: never; in a hook's own process, from its start), and end the process a little before the host would; False off the main thread"
+    "Raise `HookTimeout` after `secs` seconds (0: never; in a hook's own process, from its start), again every `_again` till cleared, and end the process a little before the host would; False off the main thread"
     if threading.current_thread() is not threading.main_thread(): return False
     signal.signal(signal.SIGALRM, _expire)
-    signal.setitimer(signal.ITIMER_REAL, max(secs-process_age(), 0.001) if secs and _own_process else secs)
+    signal.setitimer(signal.ITIMER_REAL, max(secs-process_age(), 0.001) if secs and _own_process else secs, _again)
+    held = hasattr(sys.unraisablehook, 'prev')
+    if secs and not held: sys.unraisablehook = _unraisable(sys.unraisablehook)
+    if not secs and held: sys.unraisablehook = sys.unraisablehook.prev
     _last_resort(secs and secs/_margin*_last)   # `secs` 0 keeps it: the process ends soon after the job anyway
     return True
 
