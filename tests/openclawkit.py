@@ -8,7 +8,9 @@ Built on hostkit (its npm cache, `sandbox_env`, `_run`) and ockit's `ChatMock`. 
   empty placeholder), then OpenClaw with that node first on PATH, both once into hostkit's cache.
 - `ClawMock`: `ChatMock` answering OpenClaw's summarization request ("You are a context summarization assistant")
   with `summary_text`, using up no scripted reply.
-- `claw_config(home, server)`: `~/.openclaw/openclaw.json` with one provider `mock` (model `mock-model`) at `server`.
+- `claw_config(home, server)`: `~/.openclaw/openclaw.json` with one provider `mock` (model `mock-model`) at `server`,
+  its log in the sandbox (by default it is in `/tmp/openclaw/`). OpenClaw still makes that folder, empty, and its lock
+  files in `/tmp/openclaw-state-locks-<uid>/`: both paths are fixed in its code.
 - `claw_env(home, node)`: HOME, XDG_* under `home`, Node 24 first on PATH, no update check.
 - `run_claw(...)`: one `openclaw agent --local` turn; `Gateway`: `openclaw gateway run` on a free loopback port, for
   `sessions compact` and `plugins install`.
@@ -55,7 +57,8 @@ def claw_config(home, server, work, **extra):
                  cost=dict(input=0, output=0, cacheRead=0, cacheWrite=0))
     prov = dict(baseUrl=f'{server.url}/v1', apiKey='sk-local', api='openai-completions', models=[model])
     cfg = dict(agents=dict(defaults=dict(model=dict(primary='mock/mock-model'), workspace=str(work))),
-               models=dict(mode='merge', providers=dict(mock=prov)), update=dict(checkOnStart=False), **extra)
+               models=dict(mode='merge', providers=dict(mock=prov)), update=dict(checkOnStart=False),
+               logging=dict(file=str(Path(home)/'tmp'/'openclaw.log')), **extra)   # else it logs to /tmp/openclaw
     claw_home(home).mkdir(parents=True, exist_ok=True)
     (f := claw_home(home)/'openclaw.json').write_text(json.dumps(cfg, indent=2)+'\n')
     return f
