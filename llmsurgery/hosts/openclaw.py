@@ -29,7 +29,7 @@ from ..inject import strip_reminders, summary_prefix
 from ..jsonl import bad_record, err_text, media_tag, mk_obj, try_block, jsonl, run_dir, timestamp_now
 from ..files import atomic_write
 from ..hookgate import job_timeouts
-from .base import Hook, StoreHost, StoreRef
+from .base import Hook, StoreHost, StoreRef, node_runner
 
 # %% ../../nbs/14i_openclaw.ipynb #680db94b
 claw_version = '2026.9.6'   # the OpenClaw version whose store we read, checked with its client
@@ -448,42 +448,7 @@ const TIMEOUT_MS = __TIMEOUT__;
 const ID = __ID__;
 let compacting = {};   // the session OpenClaw compacts: its before_compaction hook runs just before the summary
 
-function logLine(sessionId, said) {
-  try {
-    const dir = join(process.env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "llmsurgery");
-    mkdirSync(dir, { recursive: true });
-    const line = `${new Date().toISOString()} openclaw summarize ${sessionId}: ${said.replace(/\s+/g, " ")}\n`;
-    appendFileSync(join(dir, "hooks.log"), line, { mode: 0o600 });
-  } catch (e) {}
-}
-
-function runHook(input, signal) {
-  return new Promise((resolve) => {
-    let out = "", done = false, proc, timer;
-    const finish = (result, why) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (why) logLine(input.session_id, why);
-      resolve(result);
-    };
-    const kill = () => { try { process.kill(-proc.pid, "SIGKILL"); } catch (e) {} };
-    try { proc = spawn("/bin/sh", ["-c", HOOK], { stdio: ["pipe", "pipe", "ignore"], detached: true }); }
-    catch (e) { return finish(undefined, `cannot run llmsurgery: ${e}`); }
-    const late = `llmsurgery passed its time limit (${TIMEOUT_MS / 1000} s): OpenClaw summarises without it`;
-    timer = setTimeout(() => { kill(); finish(undefined, late); }, TIMEOUT_MS);
-    signal?.addEventListener?.("abort", () => { kill(); finish(undefined); });
-    proc.on("error", (e) => finish(undefined, `cannot run llmsurgery: ${e.message}`));
-    proc.stdout.on("data", (b) => { out += b; });
-    proc.on("close", (code) => {
-      if (!out.trim()) return finish(undefined, code ? `llmsurgery exited with status ${code}` : undefined);
-      try { finish(JSON.parse(out)); }
-      catch (e) { finish(undefined, "llmsurgery printed no JSON: OpenClaw summarises without it"); }
-    });
-    proc.stdin.on("error", () => {});
-    proc.stdin.end(JSON.stringify(input));
-  });
-}
+__RUNNER__
 
 export default {
   id: ID, name: "llmsurgery", description: "Each compaction's summary is llmsurgery's document, with no model call",
@@ -511,8 +476,9 @@ export default {
 def plugin_text(self:Openclaw, cmd, timeout=None):
     "The plugin's text, running hook command `cmd` for at most `timeout` seconds (default: the `compact` job's)"
     ms = int((timeout or job_timeouts['compact'])*1000)
-    return (_claw_plugin.replace('__HOOK__', json.dumps(cmd)).replace('__TIMEOUT__', str(ms))
-            .replace('__ID__', json.dumps(claw_plugin_id)))
+    runner = node_runner('openclaw summarize', 'OpenClaw summarises without it')
+    return (_claw_plugin.replace('__RUNNER__', runner).replace('__HOOK__', json.dumps(cmd))
+            .replace('__TIMEOUT__', str(ms)).replace('__ID__', json.dumps(claw_plugin_id)))
 
 # %% ../../nbs/14i_openclaw.ipynb #eb5b3f78
 def claw_upto(es, stamps):

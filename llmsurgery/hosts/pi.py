@@ -26,7 +26,7 @@ from aidialog.msg_parts import Msg, Text, Thinking, ToolUse, ToolResult, InputIm
 from ..inject import *
 from ..jsonl import *
 from ..hookgate import job_timeouts
-from .base import JsonlHost, Hook, hook_size, uuid7
+from .base import JsonlHost, Hook, hook_size, uuid7, node_runner
 
 # %% ../../nbs/14e_pi.ipynb #b1e2c3d5
 pi_event = 'session_before_compact'   # the event on which Pi asks its extensions for a compaction's summary
@@ -405,42 +405,7 @@ const SESSION_ENV = __ENV__;
 const TOOLS = __TOOLS__;
 const CALL = __CALL__;
 
-function logLine(sessionId, said) {
-  try {
-    const dir = join(process.env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "llmsurgery");
-    mkdirSync(dir, { recursive: true });
-    const line = `${new Date().toISOString()} pi session_before_compact ${sessionId}: ${said.replace(/\s+/g, " ")}\n`;
-    appendFileSync(join(dir, "hooks.log"), line, { mode: 0o600 });
-  } catch (e) {}
-}
-
-function runHook(input, signal) {
-  return new Promise((resolve) => {
-    let out = "", done = false, proc, timer;
-    const finish = (result, why) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (why) logLine(input.session_id, why);
-      resolve(result);
-    };
-    const kill = () => { try { process.kill(-proc.pid, "SIGKILL"); } catch (e) {} };
-    try { proc = spawn("/bin/sh", ["-c", HOOK], { stdio: ["pipe", "pipe", "ignore"], detached: true }); }
-    catch (e) { return finish(undefined, `cannot run llmsurgery: ${e}`); }
-    const late = `llmsurgery passed its time limit (${TIMEOUT_MS / 1000} s): Pi compacts without it`;
-    timer = setTimeout(() => { kill(); finish(undefined, late); }, TIMEOUT_MS);
-    signal?.addEventListener?.("abort", () => { kill(); finish(undefined); });
-    proc.on("error", (e) => finish(undefined, `cannot run llmsurgery: ${e.message}`));
-    proc.stdout.on("data", (b) => { out += b; });
-    proc.on("close", (code) => {
-      if (!out.trim()) return finish(undefined, code ? `llmsurgery exited with status ${code}` : undefined);
-      try { finish(JSON.parse(out)); }
-      catch (e) { finish(undefined, "llmsurgery printed no JSON: Pi compacts without it"); }
-    });
-    proc.stdin.on("error", () => {});
-    proc.stdin.end(JSON.stringify(input));
-  });
-}
+__RUNNER__
 
 function fileLists(ops) {
   const set = (s) => new Set(s ? [...s] : []);
@@ -516,7 +481,8 @@ def plugin_text(self:Pi, cmd, timeout=None):
     "The extension's text, running hook command `cmd` for at most `timeout` seconds (default: the `compact` job's)"
     from llmsurgery.mcp_server import server_command
     ms = int((timeout or job_timeouts['compact'])*1000)
-    fills = dict(__HOOK__=json.dumps(cmd), __TIMEOUT__=str(ms), __ENV__=json.dumps(self.session_env),
+    fills = dict(__RUNNER__=node_runner('pi session_before_compact', 'Pi compacts without it'),
+                 __HOOK__=json.dumps(cmd), __TIMEOUT__=str(ms), __ENV__=json.dumps(self.session_env),
                  __TOOLS__=json.dumps(pi_our_tools(self), ensure_ascii=False), __CALL__=json.dumps(server_command()))
     return re.sub('|'.join(fills), lambda m: fills[m[0]], _pi_plugin)
 
