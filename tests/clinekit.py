@@ -10,7 +10,7 @@ Facts verified with the real CLI: /work/shared/hosts/cline.md (shared) and the m
 """
 import json, subprocess, time
 from pathlib import Path
-from hostkit import MockServer, install_npm, sandbox_env, text, tool
+from hostkit import MockServer, chat_sse, install_npm, sandbox_env, text, tool
 
 CLINE_PKG, CLINE_VER = 'cline', '3.0.65'
 CLINE_BIN = 'node_modules/.bin/cline'
@@ -36,23 +36,7 @@ class ChatMock(MockServer):
     def post(self, h, body):
         if not h.path.split('?')[0].endswith('/chat/completions'): return h._send(404, {'error': {'message': 'mock'}})
         r = text(self.summary.format(n=len(self.compactions()))) if is_compaction(body) else self.next_reply()
-        k, n = len(self.model_requests()), r.get('prompt_tokens', 1000)
-        delta = {'role': 'assistant'}
-        if 'tool' in r:
-            call = {'index': 0, 'id': f'call_mock{k:03d}', 'type': 'function',
-                    'function': {'name': r['tool'], 'arguments': json.dumps(r['args'])}}
-            delta, finish = delta | {'content': None, 'tool_calls': [call]}, 'tool_calls'
-        else: delta, finish = delta | {'content': r['text']}, 'stop'
-        chunk = lambda choices, **kw: {'id': f'chatcmpl-mock{k:03d}', 'object': 'chat.completion.chunk', 'created': 0,
-                                       'model': MODEL, 'choices': choices, **kw}
-        evs = [chunk([{'index': 0, 'delta': delta, 'finish_reason': None}]),
-               chunk([{'index': 0, 'delta': {}, 'finish_reason': finish}]),
-               chunk([], usage={'prompt_tokens': n, 'completion_tokens': 10, 'total_tokens': n+10})]
-        h.close_connection = True
-        h.send_response(200)
-        h.send_header('content-type', 'text/event-stream'); h.send_header('connection', 'close'); h.end_headers()
-        for ev in evs: h.wfile.write(f'data: {json.dumps(ev)}\n\n'.encode())
-        h.wfile.write(b'data: [DONE]\n\n'); h.wfile.flush()
+        chat_sse(h, r, len(self.model_requests()), r.get('prompt_tokens', 1000), MODEL)
 
 def reply(r, prompt_tokens): return r | dict(prompt_tokens=prompt_tokens)
 

@@ -629,6 +629,25 @@ class GeminiMock(MockServer):
         h.send_header('content-type', 'text/event-stream'); h.send_header('connection', 'close'); h.end_headers()
         h.wfile.write(f'data: {json.dumps(ev)}\n\n'.encode()); h.wfile.flush()
 
+def chat_sse(h, r, k, n, model='mock-model'):
+    "Answer handler `h` with reply `r` (text or tool call) as an OpenAI chat stream: request `k`, `n` prompt tokens"
+    delta = {'role': 'assistant'}
+    if 'tool' in r:
+        call = {'index': 0, 'id': f'call_mock{k:03d}', 'type': 'function',
+                'function': {'name': r['tool'], 'arguments': json.dumps(r['args'])}}
+        delta, finish = delta | {'content': None, 'tool_calls': [call]}, 'tool_calls'
+    else: delta, finish = delta | {'content': r['text']}, 'stop'
+    chunk = lambda choices, **kw: {'id': f'chatcmpl-mock{k:03d}', 'object': 'chat.completion.chunk', 'created': 0,
+                                   'model': model, 'choices': choices, **kw}
+    evs = [chunk([{'index': 0, 'delta': delta, 'finish_reason': None}]),
+           chunk([{'index': 0, 'delta': {}, 'finish_reason': finish}]),
+           chunk([], usage={'prompt_tokens': n, 'completion_tokens': 10, 'total_tokens': n+10})]
+    h.close_connection = True
+    h.send_response(200)
+    h.send_header('content-type', 'text/event-stream'); h.send_header('connection', 'close'); h.end_headers()
+    for ev in evs: h.wfile.write(f'data: {json.dumps(ev)}\n\n'.encode())
+    h.wfile.write(b'data: [DONE]\n\n'); h.wfile.flush()
+
 def gemini_home(home): return Path(home)/'.gemini'
 
 GEMINI_SETTINGS = {'security': {'auth': {'selectedType': 'gemini-api-key'}, 'folderTrust': {'enabled': False}},

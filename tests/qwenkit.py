@@ -10,7 +10,7 @@ Facts verified with the real CLI: /work/shared/hosts/qwen.md (shared) and the mo
 """
 import json, os, queue, signal, subprocess, threading, time
 from pathlib import Path
-from hostkit import MockServer, install_npm, merge_settings, sandbox_env, text, tool
+from hostkit import MockServer, chat_sse, install_npm, merge_settings, sandbox_env, text, tool
 
 QWEN_PKG, QWEN_VER = '@qwen-code/qwen-code', '0.24.4'
 QWEN_BIN = 'node_modules/@qwen-code/qwen-code/cli-entry.js'
@@ -57,24 +57,7 @@ class ChatMock(MockServer):
             r = self.next_reply()
             if 'error' in r: return h._send(r['error'], {'error': {'message': r['message'], 'type': 'invalid_request_error'}})
             n = self.last_prompt = r.get('prompt_tokens', self.prompt_tokens)
-        k = len(self.model_requests())
-        delta = {'role': 'assistant'}
-        if 'tool' in r:
-            call = {'index': 0, 'id': f'call_mock{k:03d}', 'type': 'function',
-                    'function': {'name': r['tool'], 'arguments': json.dumps(r['args'])}}
-            delta |= {'content': None, 'tool_calls': [call]}
-            finish = 'tool_calls'
-        else: delta, finish = delta | {'content': r['text']}, 'stop'
-        chunk = lambda choices, **kw: {'id': f'chatcmpl-mock{k:03d}', 'object': 'chat.completion.chunk', 'created': 0,
-                                       'model': MODEL, 'choices': choices, **kw}
-        evs = [chunk([{'index': 0, 'delta': delta, 'finish_reason': None}]),
-               chunk([{'index': 0, 'delta': {}, 'finish_reason': finish}]),
-               chunk([], usage={'prompt_tokens': n, 'completion_tokens': 10, 'total_tokens': n+10})]
-        h.close_connection = True
-        h.send_response(200)
-        h.send_header('content-type', 'text/event-stream'); h.send_header('connection', 'close'); h.end_headers()
-        for ev in evs: h.wfile.write(f'data: {json.dumps(ev)}\n\n'.encode())
-        h.wfile.write(b'data: [DONE]\n\n'); h.wfile.flush()
+        chat_sse(h, r, len(self.model_requests()), n, MODEL)
 
 def api_error(message, status=400): return dict(error=status, message=message)
 
