@@ -1,4 +1,4 @@
-"""Every session of every host in one full-text index, kept current before each search, and searched in milliseconds
+"""All hosts' sessions in one full-text index, updated before each search, searched in milliseconds
 
 `--show` and `--grep` reach one transcript and the chain it continues. What people ask of their agents' history is
 wider: which session changed the deploy script, how the captcha was handled last week, what one agent decided before

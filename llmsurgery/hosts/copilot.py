@@ -1,4 +1,4 @@
-"""GitHub Copilot CLI: its session folders read, found and continued, and llmsurgery's hooks inside it
+"""GitHub Copilot CLI: its sessions read, found and continued, and llmsurgery's hooks in it
 
 What llmsurgery knows of GitHub Copilot CLI, checked against the client itself (1.0.102), as one `Host`: `Copilot`. A
 session is a folder, `session-state/<id>/`, whose `events.jsonl` is the transcript: the reader takes it as the CLI

@@ -1,4 +1,4 @@
-"""OpenClaw: its SQLite store read, never written, continued through its doctor import, and llmsurgery as its compactor
+"""OpenClaw: its SQLite store only read, continued by import, and llmsurgery as compactor
 
 OpenClaw keeps each agent's sessions in one SQLite database, `openclaw-agent.sqlite`, not in files: a session's
 transcript is rows of `transcript_events`, one JSON entry a row (an entry of a kilobyte or more zstd-compressed), in
