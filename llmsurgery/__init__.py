@@ -18,9 +18,9 @@ Modules:
 - `llmsurgery.hosts.claude`: Claude Code: its sessions read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.cline`: Cline: its sessions read, found and continued, and llmsurgery's state inside it
 - `llmsurgery.hosts.codex`: Codex: its rollouts read, found and continued, and llmsurgery's hooks inside it
-- `llmsurgery.hosts.copilot`: GitHub Copilot CLI: its session folders read, found and continued, and llmsurgery's hooks inside it
+- `llmsurgery.hosts.copilot`: GitHub Copilot CLI: its sessions read, found and continued, and llmsurgery's hooks in it
 - `llmsurgery.hosts.gemini`: Gemini CLI: its session logs replayed, found and continued, and llmsurgery's hook inside it
-- `llmsurgery.hosts.openclaw`: OpenClaw: its SQLite store read, never written, continued through its doctor import, and llmsurgery as its compactor
+- `llmsurgery.hosts.openclaw`: OpenClaw: its SQLite store only read, continued by import, and llmsurgery as compactor
 - `llmsurgery.hosts.opencode`: opencode: its sessions, read from its SQLite store without ever writing to it
 - `llmsurgery.hosts.pi`: Pi: its session trees replayed, found and continued, and llmsurgery as Pi's own compactor
 - `llmsurgery.hosts.qwen`: Qwen Code: its sessions replayed, found and continued, and llmsurgery inside its compression
@@ -31,7 +31,7 @@ Modules:
 - `llmsurgery.par`: Two cores for a long list: a forked child shares a map's chunks; the results are as in one process
 - `llmsurgery.recall`: A transcript's messages whole, by number or pattern, within what an agent's shell tool passes on
 - `llmsurgery.render`: The compact DSL: each message class rendered within its token budget
-- `llmsurgery.search`: Every session of every host in one full-text index, kept current before each search, and searched in milliseconds
+- `llmsurgery.search`: All hosts' sessions in one full-text index, updated before each search, searched in milliseconds
 - `llmsurgery.service`: One way through: a compaction job for the command line, the skill and the hooks alike
 - `llmsurgery.sessions`: Sessions of any host, and dialog notebooks: their format told from content, read, and continued
 - `llmsurgery.skill`: Compact a Solveit dialog or agent session grown too long into a short document, and carry on fresh

@@ -18,8 +18,9 @@ __all__ = ['big_file', 'host_names', 'hook_names', 'resume_names', 'progress_bar
 import ctypes, os, signal, sys
 
 def _lean_malloc():
-    "Fix glibc's mmap threshold at 4 MiB: it otherwise rises as big strings are freed, and a big document's copies then stay in the heap"
-    try: ctypes.CDLL(None).mallopt(-3, 1<<22)   # -3 is M_MMAP_THRESHOLD; elsewhere than glibc there is no mallopt, and nothing to do
+    "Fix glibc's mmap threshold at 4 MiB, which otherwise rises as big strings are freed, keeping copies in the heap"
+    # -3 is M_MMAP_THRESHOLD; elsewhere than glibc there is no mallopt, and nothing to do
+    try: ctypes.CDLL(None).mallopt(-3, 1<<22)
     except (OSError, AttributeError, TypeError): pass
 
 # %% ../nbs/20_cli.ipynb #cb5f17f7
@@ -30,11 +31,13 @@ def _early_stop(signum, frame):
     os._exit(128+signum)
 
 # %% ../nbs/20_cli.ipynb #8460eb54
-_console = os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact'   # the console script only: importing the module changes nothing
+# the console script only: importing the module changes nothing
+_console = os.path.basename(sys.argv[0] if sys.argv else '')=='llmsurgery-compact'
 if _console:
     _lean_malloc()
     for _s in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(_s) is not signal.SIG_IGN: signal.signal(_s, _early_stop)   # a job started with `&` ignores Ctrl-C, and still does
+        # a job started with `&` ignores Ctrl-C, and still does
+        if signal.getsignal(_s) is not signal.SIG_IGN: signal.signal(_s, _early_stop)
 
 # %% ../nbs/20_cli.ipynb #c1586e5c
 def _search_flags(argv):
@@ -48,7 +51,7 @@ def _search_flags(argv):
     return kw if 'search' in kw or 'reindex' in kw else None
 
 def _searched(search=None, host=None, project=None, here=False, reindex=False, dialogs=None):
-    "`--search`'s hits on stdout, `--reindex`'s line on stderr; status 0, 1 if nothing matched, 2 and a line on an error"
+    "`--search`'s hits on stdout, `--reindex`'s line on stderr; status 0, 1 if nothing matched, 2 on an error"
     import sqlite3
     from llmsurgery.search import search_text, reindex as rebuild
     try:
@@ -101,7 +104,7 @@ _bar_step = 1<<20   # the bar moves a megabyte at a time: tqdm's update per line
 def progress_bar(path, file=None, disable=None):
     "A tqdm bar on stderr (`file`) for reading the session at `path`; None when the file is small or nobody sees it"
     size,file = Path(path).stat().st_size,file or sys.stderr
-    if size<big_file or disable or (disable is None and not file.isatty()): return None   # tqdm's own test of who sees it
+    if size<big_file or disable or (disable is None and not file.isatty()): return None   # tqdm's test of who sees it
     from tqdm import tqdm   # imported only for a bar that shows: the import costs as much as reading 10 MB
     tqdm.monitor_interval = 0   # no monitor thread: a single-threaded process may render on both cores (a fork)
     return tqdm(total=size, unit='B', unit_scale=True, desc='reading', file=file, leave=False, disable=disable)
@@ -146,7 +149,7 @@ def _print_doc(text):
 _stop_signals = (signal.SIGINT, signal.SIGTERM)
 
 def _on_signal(signum, frame):
-    "Ctrl-C or SIGTERM: ignore any more of them while cleaning up, and unwind as a `KeyboardInterrupt` carrying the signal"
+    "Ctrl-C or SIGTERM: ignore any more while cleaning up, and unwind as a `KeyboardInterrupt` carrying the signal"
     for s in _stop_signals: signal.signal(s, signal.SIG_IGN)
     raise KeyboardInterrupt(signum)
 
@@ -159,7 +162,7 @@ def _null_at(fd):
         os.close(n)
 
 def _std_streams():
-    "/dev/null on closed fds 0-2, so no file opened later takes their number; status lines to nowhere when stderr was closed"
+    "/dev/null on closed fds 0-2, so no later file takes their number; status lines to nowhere when stderr was closed"
     for fd in (0, 1, 2):
         try: os.fstat(fd)
         except OSError: _null_at(fd)
@@ -167,12 +170,13 @@ def _std_streams():
 
 # %% ../nbs/20_cli.ipynb #09424adc
 def _continue(path, cmd, run=False):
-    "Name the new session on stderr, print the command that continues it as stdout's last line; with `run` become that command"
+    "Name the new session on stderr, print the command continuing it as stdout's last line; with `run` become it"
     print(f'wrote {path}; continue with:', file=sys.stderr, flush=True)
     print(cmd, flush=True)
     if not run: return
     try: os.chdir(cmd.cwd); os.execvp(cmd.argv[0], cmd.argv)
-    except OSError as e: raise OSError(f'cannot run {cmd.argv[0]} ({e.strerror}); the new session is written: run {cmd}') from None
+    except OSError as e:
+        raise OSError(f'cannot run {cmd.argv[0]} ({e.strerror}); the new session is written: run {cmd}') from None
 
 # %% ../nbs/20_cli.ipynb #89a94b0a
 def _compact(session, kw, host=None):
@@ -234,7 +238,7 @@ def _recall(session, show=None, grep=None, max_toks=None, host=None):
 _list_n = 20   # `--list` shows the newest 20 sessions
 
 def _list(host=None):
-    "Print the current directory's newest sessions, or a line saying where none were found (status 0); an unknown host is an error, status 2"
+    "Print this directory's newest sessions, or where none were found (status 0); an unknown host: status 2"
     try: infos = find_sessions(host=host)
     except ValueError as e:
         print(f'llmsurgery-compact: error: {e}', file=sys.stderr)
@@ -251,12 +255,12 @@ def _main(session, kw, host=None, list_=False, run=False, recall=None):
     for s in _stop_signals:
         if signal.getsignal(s) is not signal.SIG_IGN: signal.signal(s, _on_signal)
     _std_streams()
-    if list_: return _done(_guarded(lambda: _list(host)))   # a full disk or a closed pipe ends a listing as it ends a job
+    if list_: return _done(_guarded(lambda: _list(host)))   # a full disk or closed pipe ends a listing as a job
     if recall: return _done(_guarded(lambda: _recall(session, *recall, kw.get('max_toks'), host)))
     return _done(_run(session, kw, host, run))
 
 def _done(status):
-    "`status`; the console script exits with it at once, its streams flushed: a big job's objects are not freed one by one"
+    "`status`; the console script exits with it at once, streams flushed: a big job's objects are not freed one by one"
     if not _console: return status
     for f in (sys.stdout, sys.stderr):
         try: f and f.flush()
@@ -281,7 +285,9 @@ def _hooks_flags(install, uninstall, others):
 
 # %% ../nbs/20_cli.ipynb #5c1a9e02
 def cli_args(**shown):
-    "Decorator: how `--help` shows `f`'s params, by the `Annotated` settings `call_parse` reads. A str names the value (`FILE`), a collection lists the choices (shown, not enforced: the command's own errors name what is wrong); a flag, or a param whose default is empty, shows no `(default: ...)`"
+    "Decorator: how `--help` shows `f`'s params, by the `Annotated` settings `call_parse` reads"
+    # A str names the value (`FILE`), a collection lists the choices (shown, not enforced: the command's own errors
+    # name what is wrong); a flag, or a param whose default is empty, shows no `(default: ...)`
     def _inner(f):
         docs = docments(f)
         for k,p in inspect.signature(f).parameters.items():
@@ -300,7 +306,8 @@ resume_names = [h.name for h in hosts() if h.writes]             # the hosts `--
 # %% ../nbs/20_cli.ipynb #2e71bf5f
 def _usage(session, list_, run, resume, version):
     "A ValueError for flags that don't go together"
-    if list_ and (session or run or resume): raise ValueError("--list takes no session, --resume, --to or --exec: it lists this directory's sessions")
+    if list_ and (session or run or resume):
+        raise ValueError("--list takes no session, --resume, --to or --exec: it lists this directory's sessions")
     if version and (session or list_ or run or resume): raise ValueError('--version takes nothing else')
 
 def _recall_usage(recall, list_, version, kw):
@@ -315,13 +322,18 @@ def _recall_usage(recall, list_, version, kw):
 @call_parse(pos=['session'])
 @cli_args(session='SESSION', out='FILE', notes='TEXT', since='EARLIER.md', max_tokens='N', last_n='N', user_toks='N',
           asst_toks='N', call_toks='N', result_toks='N', in_place_copy='OUT.ipynb', host=host_names, to=resume_names,
-          install_hooks=hook_names, uninstall_hooks=hook_names, show='N[-M]', grep='REGEX', search='WORDS', project='DIR')
+          install_hooks=hook_names, uninstall_hooks=hook_names, show='N[-M]', grep='REGEX', search='WORDS',
+          project='DIR')
 def llmsurgery_compact(
-    session:str=None, # A session file (a host's log, an aidialog .ipynb), or a session id of any host or its unique start; default: the agent's own (in its shell), else this directory's newest
+    # A session file (a host's log, an aidialog .ipynb), or a session id of any host or its unique start;
+    # default: the agent's own (in its shell), else this directory's newest
+    session:str=None,
     out:str=None, # Write the document here instead of to stdout
     notes:str='', # Notes for the continuation, added to the document
     since:str=None, # An earlier document of this session: keep its body verbatim, compact only what came after
-    max_tokens:str=None, # Fit the whole document within N o200k tokens (30000 or 30k; 0: no bound); without it a document over 40,000 tokens is fitted to 40,000. With --show or --grep: print at most N tokens (default: 30,000 bytes)
+    # Fit the whole document within N o200k tokens (30000 or 30k; 0: no bound); without it a document over
+    # 40,000 tokens is fitted to 40,000. With --show or --grep: print at most N tokens (default: 30,000 bytes)
+    max_tokens:str=None,
     last_n:int=None, # How many final messages to keep whole (default 5)
     user_toks:int=None, # Budget for a user message (default 2000)
     asst_toks:int=None, # Budget for assistant prose (default 150)
@@ -332,16 +344,24 @@ def llmsurgery_compact(
     report:bool=False, # Print the full compaction report on stderr
     in_place_copy:str=None, # For a dialog: write a compacted copy of it here instead
     host:str=None, # Look for sessions of this host only
-    List:bool=False, # List this directory's recent sessions instead: host, id, last activity, size, messages, first prompt
-    resume:bool=False, # Write a new session in the host's store that starts from the document; print the command that resumes it
+    # List this directory's recent sessions instead: host, id, last activity, size, messages, first prompt
+    List:bool=False,
+    # Write a new session in the host's store that starts from the document; print the command that resumes it
+    resume:bool=False,
     to:str=None, # Resume in this host's store instead: a session of one agent continues in another
     Exec:bool=False, # Resume, then run the host's own command that continues it
     version:bool=False, # Print the version and exit
-    install_hooks:str=None, # Put llmsurgery's hooks (or its plugin) in this host: its state after each compaction, and a resumable session when asked
-    uninstall_hooks:str=None, # Take llmsurgery's hooks (or plugin) out of this host, leaving the rest of its settings as they were
-    show:str=None, # Print message N of the transcript whole, or messages N-M (in a dialog: message ids), each led by #N, instead
+    # Put llmsurgery's hooks (or its plugin) in this host: its state after each compaction, and a resumable
+    # session when asked
+    install_hooks:str=None,
+    # Take llmsurgery's hooks (or plugin) out of this host, leaving the rest of its settings as they were
+    uninstall_hooks:str=None,
+    # Print message N of the transcript whole, or messages N-M (in a dialog: message ids), each led by #N, instead
+    show:str=None,
     grep:str=None, # Print each line of the transcript's messages that REGEX matches, as `#N: line`, instead
-    search:str=None, # Print the messages holding WORDS ("a phrase", prefix*, OR, -word) in every session of every host instead, best first, one a line; with SESSION, in the dialog notebooks it names
+    # Print the messages holding WORDS ("a phrase", prefix*, OR, -word) in every session of every host instead,
+    # best first, one a line; with SESSION, in the dialog notebooks it names
+    search:str=None,
     here:bool=False, # With --search: only the sessions of this directory (and below it)
     project:str=None, # With --search: only the sessions of directory DIR (and below it)
     reindex:bool=False, # Rebuild the search index from every host's store (with --search: first)
@@ -351,12 +371,13 @@ def llmsurgery_compact(
     if mcp: return _mcp_cli([k for k,v in locals().items() if v not in (None, False, '') and k!='mcp'])
     if install_hooks or uninstall_hooks:
         return _hooks_flags(install_hooks, uninstall_hooks, session or List or resume or Exec or version)
-    kw = dict(out=out, notes=notes, since=since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks, call_toks=call_toks,
-              result_toks=result_toks, whole=All, sidechains=sidechains, report=report, in_place_copy=in_place_copy,
-              resume=resume or Exec or bool(to), to=to)
+    kw = dict(out=out, notes=notes, since=since, last_n=last_n, user_toks=user_toks, asst_toks=asst_toks,
+              call_toks=call_toks, result_toks=result_toks, whole=All, sidechains=sidechains, report=report,
+              in_place_copy=in_place_copy, resume=resume or Exec or bool(to), to=to)
     recall = (show, grep) if show is not None or grep is not None else None
     if search is not None or reindex or here or project is not None:
-        others = kw|{'list': List, 'exec': Exec, 'version': version, 'max_tokens': max_tokens, 'show': show, 'grep': grep}
+        others = kw|{'list': List, 'exec': Exec, 'version': version, 'max_tokens': max_tokens, 'show': show,
+                     'grep': grep}
         return _search_cli(session, search, host, project, here, reindex, others)
     if not is_cli(llmsurgery_compact):
         if List: return find_sessions(host=host)
@@ -383,7 +404,8 @@ def _mcp_cli(given):
 def _search_usage(session, search, host, project, here, reindex, others):
     "A ValueError for what `--search` and `--reindex` (`others`: the other flags' values) don't take"
     given = [dict(whole='all').get(k, k).replace('_', '-') for k,v in others.items() if v]
-    if given: raise ValueError(f'--search takes --host, --project or --here, --reindex and dialog notebooks, not --{given[0]}')
+    if given: raise ValueError('--search takes --host, --project or --here, --reindex and dialog notebooks, '
+                               f'not --{given[0]}')
     if search is None and not reindex: raise ValueError('--here and --project narrow a search: give --search WORDS')
     if search is None and (session or host or project or here):
         raise ValueError('--reindex alone rebuilds the index; with --search it rebuilds it first')

@@ -24,13 +24,13 @@ from .document import doc_state
 
 # %% ../nbs/15a_discover.ipynb #d7ab522f
 def resumed_prompt(doc):
-    "What a session resumed from document `doc` was last asked, marked as resumed: the state's latest request or task; '' if none"
+    "What a session resumed from `doc` was last asked, marked resumed: the state's latest request or task, or ''"
     st = dict(read_state(doc_state(doc or '')))
     said = st.get(request_label) or st.get(task_label)
     return f'(resumed) {said_text(said)}' if said else ''
 
 class SessionInfo:
-    "A session in a host's store: `host` (its name), `sid` (its id), `path`, `mtime`, `size`; the rest is read when asked for"
+    "A session in a host's store: `host` (its name), `sid` (its id), `path`, `mtime`, `size`; the rest read when asked"
     def __init__(self, host, sid, path, mtime, size): store_attr()
     @property
     def id(self): return self.sid
@@ -133,7 +133,8 @@ def find_session(session=None, cwd=None, host=None):
     found = (_by_id(s, host) if _id_like(s, host) and len(s)>=_min_prefix else []) or _by_name(s, host)
     if found or p.suffix: return _one(s, found, host) if found else p
     if not _id_like(s, host):
-        raise ValueError(f'{session!r}: no such session file, and no session id starts with it (a session id is hexadecimal, such as 258c7280, or as its host names it)')
+        raise ValueError(f'{session!r}: no such session file, and no session id starts with it '
+                         '(a session id is hexadecimal, such as 258c7280, or as its host names it)')
     if len(s)<_min_prefix:
         raise ValueError(f'{session!r} is too short for a session id: give at least {_min_prefix} characters')
     return _one(s, found, host)

@@ -36,7 +36,7 @@ _path_args = 'file_path', 'notebook_path', 'path'
 _lead_args = ('pattern',) + _path_args   # a search's pattern says more than where it looks
 
 def doc_args(args, cwd=None, lead=_lead_args):
-    "Call arguments for a document: default flags left out, those in `lead` (a pattern, paths) first, paths relative to `cwd`"
+    "Call arguments for a document: default flags left out, `lead`'s (a pattern, paths) first, paths relative to `cwd`"
     if not isinstance(args, dict): return args
     kept = {k: rel_path(v, cwd) if k in _path_args else v for k,v in args.items() if v is not None and v is not False}
     return {**{k: kept[k] for k in lead if k in kept}, **kept}
@@ -45,7 +45,7 @@ def doc_args(args, cwd=None, lead=_lead_args):
 head_cap = 80   # tokens: a call's head is kept whole up to this size, whatever the call's budget
 
 def call_head(name, args, cmd=None, keys=_path_args):
-    "What a cut call keeps whole: Bash command `cmd`'s first line, or the call through its first argument in `keys` (a path)"
+    "What a cut call keeps whole: Bash `cmd`'s first line, or the call through its first `keys` argument (a path)"
     if cmd is not None: return first(cmd.splitlines(), str.strip) or ''
     ks = list(args) if isinstance(args, dict) else []
     i = first(range(len(ks)), lambda i: ks[i] in keys and isinstance(args[ks[i]], str))
@@ -59,8 +59,8 @@ def head_budget(head, lead, max_toks, enc=None):
 
 # %% ../nbs/05_docstyle.ipynb #c4bb8021
 def doc_call(p, max_toks, cwd=None, enc=None, heads=None):
-    "A tool-use part as a document shows it: `compact_call`'s forms, arguments by `doc_args`, a cut call keeping its head"
-    lead,keys = (_lead_args,_path_args) if heads is None else (heads,heads)   # `heads`: the arguments a head ends at, first
+    "A tool-use part as a document shows it: `compact_call`'s forms, arguments by `doc_args`, a cut call keeps its head"
+    lead,keys = (_lead_args,_path_args) if heads is None else (heads,heads)   # `heads`: the arguments a head ends at
     name,args = str(ifnone(p.name, '?')),doc_args(p.arguments, cwd, lead)
     f,key = call_renderers.get(name) or call_renderers.get(name.rsplit('.', 1)[-1]) or (None,None)
     cmd = args[key] if f and isinstance(args, dict) and isinstance(args.get(key), str) else None
@@ -76,7 +76,8 @@ def doc_call(p, max_toks, cwd=None, enc=None, heads=None):
 boilerplate = tuple(re.compile(o, re.DOTALL) for o in (
     r'The file .+ has been updated successfully\.',          # the Edit and MultiEdit tools' word
     r'File created successfully at: .+',                      # the Write tool's
-    r'Todos have been modified successfully\. Ensure that you continue to use the todo list to track your progress\. .*'))
+    r'Todos have been modified successfully\. '
+    r'Ensure that you continue to use the todo list to track your progress\. .*'))
 done_mark = '> ok'
 
 _blank,_blank_end = re.compile(r'\s*'),re.compile(r'\s*\Z')   # `\s` is what `str.strip` strips
@@ -96,7 +97,7 @@ def is_boilerplate(s):
 # %% ../nbs/05_docstyle.ipynb #8c2feb2d
 def runs_counted(ls):
     "Lines `ls` with each run of identical lines as one, followed by how many there were: `x (×3)`"
-    if all(map(operator.ne, ls, islice(ls, 1, None))): return list(ls)   # most results repeat no line: no loop in Python
+    if all(map(operator.ne, ls, islice(ls, 1, None))): return list(ls)   # most results repeat no line: no Python loop
     runs = []
     for l in ls:
         if runs and runs[-1][0]==l: runs[-1][1] += 1
@@ -106,17 +107,18 @@ def runs_counted(ls):
 doc_prep = LinePrep(result_prep.drop, runs_counted)   # a result's lines as one, each run of identical lines counted
 
 # %% ../nbs/05_docstyle.ipynb #c50deed9
-_diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|No such|[Dd]enied|^\*\* \(|^E\s')
+_diag_re = re.compile(r'error|Error|ERROR|FAIL|[Ff]ailed|[Ff]atal|Traceback|Exception|panic|[Aa]ssert|[Nn]ot found|'
+                      r'No such|[Dd]enied|^\*\* \(|^E\s')
 _diag_words = 'error', 'fail', 'fatal', 'traceback', 'exception', 'panic', 'assert', 'not found', 'no such', 'denied'
 
 _diag_low = re.compile('|'.join(_diag_words))
 
 def _may_diag(l):
-    "Might line `l` match `_diag_re`? A quicker test that lets no match through: its words in lower case, its line starts"
+    "Might line `l` match `_diag_re`? A quicker test letting no match through: its words in lower case, its line starts"
     return l.startswith(('E', '** (')) or _diag_low.search(l.lower()) is not None
 
 def _finds(text, subs, starts):
-    "Indices of the lines (starting at offsets `starts` of `text`) that hold any of `subs`: C-speed finds, a line skipped once found"
+    "Indices of the lines (at offsets `starts` of `text`) holding any of `subs`: C-speed finds, skipping a found line"
     res = set()
     for s in subs:
         i = text.find(s)
@@ -127,10 +129,11 @@ def _finds(text, subs, starts):
     return res
 
 def may_diag_lines(ls):
-    "Indices, in order, of the lines `ls` (none holding a newline) that `_may_diag` lets through, found in them all joined"
+    "Indices, in order, of the lines `ls` (none holding a newline) `_may_diag` lets through, found in them all joined"
     text = '\n'+'\n'.join(ls)
-    low,starts = text.lower(),list(accumulate((len(l)+1 for l in ls), initial=0))   # line k is text[starts[k]+1:starts[k+1]]
-    if len(low)!=len(text): return [i for i,l in enumerate(ls) if _may_diag(l)]   # lower case changed a length: line by line
+    # line k is text[starts[k]+1:starts[k+1]]
+    low,starts = text.lower(),list(accumulate((len(l)+1 for l in ls), initial=0))
+    if len(low)!=len(text): return [i for i,l in enumerate(ls) if _may_diag(l)]   # lower case changed a length
     return sorted(_finds(low, _diag_words, starts) | _finds(text, ('\nE', '\n** ('), starts))
 
 # %% ../nbs/05_docstyle.ipynb #abd4f29c
@@ -158,7 +161,7 @@ def _distinct(xs, k):
 _most_picks = 32
 
 def _picks(n, flagged):
-    "Which of `n` lines an error cut keeps, most wanted first: the first, each line in `flagged` (in order) and the line after it, then the rest in order"
+    "Which of `n` lines an error cut keeps, best first: the first, each `flagged` line and its next, the rest in order"
     ds = (j for i in flagged if i for j in (i, i+1) if j<n)   # `error_result` clipped the text to its budget first
     return _distinct(chain([0], ds, range(1, min(n, 24))), _most_picks) if n else []
 
@@ -192,7 +195,8 @@ def first_of_each(ls, idxs):
 
 # %% ../nbs/05_docstyle.ipynb #cf23f7a5
 class KeptToks:
-    "Tokens of `result_line(_join_kept(ls, ks))` for any `ks`, as a sum over lines: each separator is a space after a non-space, so starts an o200k piece"
+    "Tokens of `result_line(_join_kept(ls, ks))` for any `ks`, as a sum over lines"
+    # each separator is a space after a non-space, so starts an o200k piece
     def __init__(self, ls, enc):
         self.ls,self.enc,self.parts = ls,enc,{}
         self.seps = {s: len_toks(s[:-1], enc) for s in ('> ', ' ¶ ', ' … ')}   # each ends in a space after a non-space
@@ -212,7 +216,8 @@ class KeptToks:
         j,last = bisect_right(ks, i),len(self.ls)-1
         a,b = (ks[j-1] if j else None),(ks[j] if j<len(ks) else None)
         if a is None: return n - self.part('> ', b) + self.part('> ', i) + self.part(self.sep(i, b), b)
-        if b is None: return n - (self.end if a<last else 0) + self.part(self.sep(a, i), i) + (self.end if i<last else 0)
+        if b is None:
+            return n - (self.end if a<last else 0) + self.part(self.sep(a, i), i) + (self.end if i<last else 0)
         return n - self.part(self.sep(a, b), b) + self.part(self.sep(a, i), i) + self.part(self.sep(i, b), b)
 
 # %% ../nbs/05_docstyle.ipynb #46954c2e
@@ -242,7 +247,8 @@ def whole_cut(w, max_toks, call_id=None, enc=None):
     "A `𝍁`-wrapped result too big for the document: cut to `max_toks`, behind a mark that says where it is whole"
     where = f'tool result {call_id}' if call_id else 'this tool result'
     note = f'𝍁 marked whole ({len(w):,} characters), cut to fit: the transcript holds {where} whole 𝍁'
-    return fit_text(w, max_toks, lambda b: f'> {note} ¶ {b}', result_prep, enc=enc) or fit_text(w, max_toks, result_line, result_prep, enc=enc)
+    return (fit_text(w, max_toks, lambda b: f'> {note} ¶ {b}', result_prep, enc=enc) or
+            fit_text(w, max_toks, result_line, result_prep, enc=enc))
 
 # %% ../nbs/05_docstyle.ipynb #7bcbd090
 def _too_big(w, cap, enc):
@@ -251,13 +257,13 @@ def _too_big(w, cap, enc):
 
 # %% ../nbs/05_docstyle.ipynb #2e1d95fa
 def doc_text(s, max_toks, enc=None):
-    "Result text `s`, not marked whole, as a document shows it: boilerplate as `> ok`, an error by `error_result`, runs counted in a cut one"
+    "Result text `s` (not marked whole) in a document: boilerplate as `> ok`, an error by `error_result`, runs counted"
     if is_boilerplate(s): return done_mark
     if is_error_result(s): return error_result(s, err_toks(max_toks), enc)
     return fit_text(s, max_toks, result_line, result_prep if max_toks is None else doc_prep, enc=enc)
 
 def doc_result(p, max_toks, whole_cap=None, enc=None, text=doc_text):
-    "A result as a document shows it: its text by `text` (`doc_text`), or whole, cut only past `whole_cap`, where it or its tool says so"
+    "A result as a document shows it: its text by `text` (`doc_text`), or whole, cut past `whole_cap`, where it says so"
     s = as_text(p.text)
     w = s if getattr(p, 'full', False) else full_text(s)
     if w is None: return text(s, max_toks, enc)
@@ -278,10 +284,12 @@ def held_lasts(origin):
 def left_out(origin, k, lasts=None):
     "How many log messages the first `k` of a rendering's messages (from `origin`, their log indices) wholly hold"
     if origin is None: return k
-    return bisect_left(held_lasts(origin) if lasts is None else lasts, k)   # `lasts`: `held_lasts(origin)`, made once for many `k`
+    # `lasts`: `held_lasts(origin)`, made once for many `k`
+    return bisect_left(held_lasts(origin) if lasts is None else lasts, k)
 
 _span_block = 1024   # messages whose numbers' least and greatest are kept together, for `DocStyle.ends`
-memo_text = 1<<16    # characters of the longest result text `DocStyle` looks up: a lookup's cost is the input's, a cut's is not
+# characters of the longest result text `DocStyle` looks up: a lookup's cost is the input's, a cut's is not
+memo_text = 1<<16
 
 def num_ends(ns, e=None):
     "`(least, greatest)` of the numbers `ns` that are not None, and of `e`'s; None if there are none"
@@ -303,9 +311,11 @@ class DocStyle(Renderer):
         r = doc_result(p, max_toks, self.whole_cap, enc, self.text)
         return '' if is_stub(r) else r
     def text(self, s, max_toks, enc=None):
-        "`doc_text(s, max_toks, enc)`, made once for each text and budget (a whole one is not kept, nor a long text looked up)"
-        if max_toks is None or len(s)>memo_text: return doc_text(s, max_toks, enc)   # hashing a long text costs more than its cut
-        if (r := self.seen.get(k := (s, max_toks, plain_enc(enc)))) is None: r = self.seen[k] = doc_text(s, max_toks, enc)
+        "`doc_text(s, max_toks, enc)`, made once for each text and budget (a whole one not kept, nor a long one sought)"
+        # hashing a long text costs more than its cut
+        if max_toks is None or len(s)>memo_text: return doc_text(s, max_toks, enc)
+        if (r := self.seen.get(k := (s, max_toks, plain_enc(enc)))) is None:
+            r = self.seen[k] = doc_text(s, max_toks, enc)
         return r
     def opens_turn(self, m): return super().opens_turn(m) and not is_injected_msg(m)
     def turn_head(self, i):
@@ -330,17 +340,18 @@ class DocStyle(Renderer):
 
 # %% ../nbs/05_docstyle.ipynb #87114efa
 def _claims(msgs):
-    "`{(i, call id): [indices of the tool messages whose first result carries that id, after call message i, the latest with it]}`"
+    "`{(i, call id): [indices of the tool messages whose first result carries that id]}`, i the latest call with it"
     calls,res = {},{}
     for i,m in enumerate(msgs):
         if m.role=='assistant': calls.update((p.id, i) for p in m.content if isinstance(p, ToolUse) and p.id)
         rid = first(p.id for p in m.content if isinstance(p, ToolResult)) if m.role=='tool' else None
-        if rid in calls: res.setdefault((calls[rid], rid), []).append(i)   # an id used again (a copied history) is a new call
+        # an id used again (a copied history) is a new call
+        if rid in calls: res.setdefault((calls[rid], rid), []).append(i)
     return res
 
 # %% ../nbs/05_docstyle.ipynb #a6816053
 def _pieces(m, claims, i):
-    "`[(message, claim or None)]`: assistant message `m` (the `i`th) split after each call that `claims` has results for"
+    "`[(message, claim or None)]`: assistant message `m` (the `i`th) split after each call `claims` has results for"
     res,cur = [],[]
     for p in m.content:
         cur.append(p)

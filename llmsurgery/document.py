@@ -50,7 +50,8 @@ def legend(recall=False, text=None):
     "The legend: what each mark `text` holds means (all when None); with `recall`, numbered turns and how to recall one"
     turns,reopen = _dlg_recall if recall=='dialog' else _recall if recall else _plain
     has = lambda mark: text is None or mark in '\n'+text
-    marks = ['`§ … §` encloses user text', '`» … »` encloses assistant text', *(o or turns for k,o in _sigils if has(k))]
+    marks = ['`§ … §` encloses user text', '`» … »` encloses assistant text',
+             *(o or turns for k,o in _sigils if has(k))]
     calls = ' A call with no `>` line after it had its result left out.' if has('▶') or has('\n! ') else ''
     final = ' The final messages are preserved untruncated where the size allows.' if has('\n***') else ''
     return (f"This session is being continued from an earlier conversation, compacted. {'; '.join(marks)}; and ` … ` "
@@ -104,7 +105,8 @@ def earlier_text(chain):
 
 def compact_content(chat, path, notes='', covers='', state='', recall=False, earlier=()):
     "Wrap compact conversation `chat` as a continuation document: `state` lines before it, `earlier` transcripts after"
-    doc = legend(recall, f'{state}\n{chat}\n{notes}') + (_notes_said if notes else '') + (_state_head + state if state else '') + _conv_head + chat
+    doc = (legend(recall, f'{state}\n{chat}\n{notes}') + (_notes_said if notes else '') +
+           (_state_head + state if state else '') + _conv_head + chat)
     if notes: doc += _notes_head + notes_text(notes)
     doc += _skills_part(chat)
     said = f'The complete, authoritative transcript is `{path_text(path)}`.' + earlier_text(earlier)

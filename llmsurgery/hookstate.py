@@ -41,7 +41,8 @@ def _unsaid_paths(s, kept, cwd):
 
 def hook_facts(msgs, task=None, kept='', cwd=None):
     "State facts of `msgs`, the part a host just compacted, with the session's `task`: no summary, nothing `kept` holds"
-    fs = [f for f in state_facts(msgs, cwd, task) if f.kind not in lost_kinds|{'summary'} and f.text.strip() not in kept]
+    fs = [f for f in state_facts(msgs, cwd, task)
+          if f.kind not in lost_kinds|{'summary'} and f.text.strip() not in kept]
     fs = [f._replace(text=_unsaid_paths(f.text, kept, cwd)) if f.kind=='paths' and kept else f for f in fs]
     return [f for f in fs if f.text]
 
@@ -99,7 +100,8 @@ def lost_view(msgs, kept='', tail=4):
     "`(messages, indices)`: what a summary loses of `msgs`, the part a host just compacted; the last `tail` whole"
     s,quiet,kept = host_summary(msgs),set(),one_line(kept or '')
     last = set([i for i,m in enumerate(msgs) if substantive(m)][-tail:])
-    res = [(m if i in last else _lost_part(m, quiet), i) for i,m in enumerate(msgs) if m is not s and not _held(m, kept)]
+    res = [(m if i in last else _lost_part(m, quiet), i) for i,m in enumerate(msgs)
+           if m is not s and not _held(m, kept)]
     return [m for m,i in res if m is not None],[i for m,i in res if m is not None]
 
 
@@ -120,7 +122,7 @@ class UnitEnc:
 
 
 # %% ../nbs/16b_hookstate.ipynb #78fc321a
-unit_scale = 4   # characters an o200k token takes, about: the fit's budgets, in tokens, times this are in the host's units
+unit_scale = 4   # characters an o200k token takes, about: the fit's budgets in tokens times this are the host's units
 lost_policy = dict(user_toks=100)   # a prompt is one line: the summary holds it, and a pasted one takes no room
 _fits = 3   # fits `lost_doc` tries: one, unless a renderer counted some text otherwise
 _lost_floors = dict(user_toks=24, asst_toks=12, call_toks=12, result_toks=12)   # an error keeps 4x+40: its first lines
@@ -152,17 +154,17 @@ def lost_doc(msgs, room, size=len, cwd=None, kept='', tail=4):
 _state_intro = ("llmsurgery's state of the part of this session that was just compacted, read from its transcript "
                 "(the facts as they stand, where a summary may word them otherwise):")
 _lost_intro = ("What a summary tends to lose, from the same part: the prompts typed (one line each), the calls run and "
-               "the results of shell commands, the errors, and the last messages whole; edits, plans and the assistant's "
-               "words between calls are left out (the state and the summary say them). ")
+               "the results of shell commands, the errors, and the last messages whole; edits, plans and the "
+               "assistant's words between calls are left out (the state and the summary say them). ")
 _lost_legend = _lost_intro + legend(True).partition('compacted. ')[2]
 state_share = 0.35   # the most of the host's cap the state takes before the document of what a summary loses is fitted
 
 def recall_line(path, cmd='llmsurgery-compact'):
     "One line on how to recall the details of the transcript at `path` with the command `cmd`, and what lies outside it"
     p = shlex.quote(str(path))
-    return (f'To recall details: `{cmd} {p} --grep REGEX` lists the lines that match, each after its message\'s number; '
-            f'`{cmd} {p} --show N` prints message N whole; `{cmd} --search WORDS` finds messages in every session of '
-            'every host.')
+    return (f'To recall details: `{cmd} {p} --grep REGEX` lists the lines that match, each after its message\'s '
+            f'number; `{cmd} {p} --show N` prints message N whole; `{cmd} --search WORDS` finds messages in every '
+            'session of every host.')
 
 
 
@@ -172,7 +174,7 @@ def _state_room(facts, host, room):
     return min(host.context_len('\n'.join(fit_facts(facts, 1<<30))), int(host.context_cap*state_share), room)
 
 def compacted_state(path, host, cwd=None, cmd='llmsurgery-compact'):
-    "The state of the part of `host`'s session at `path` the host just compacted, and what a summary loses, within its cap"
+    "The state of the part of `host`'s session at `path` it just compacted, and what a summary loses, within its cap"
     path = host.session_at(path)   # a store's session, by its id
     msgs,kept = host.compacted_part(path)
     head = host.read_head(path)
@@ -191,7 +193,7 @@ def compacted_state(path, host, cwd=None, cmd='llmsurgery-compact'):
 
 # %% ../nbs/16b_hookstate.ipynb #8d6cee21
 def hook_resume(path, host, cwd=None):
-    "`(Compaction, message)`: the session at `path` continued as `--resume` does, and the message naming how to continue"
+    "`(Compaction, message)`: the session at `path` continued as `--resume` does, and the message saying how to go on"
     c = compact_session(path, resume=True, cwd=cwd)
     new,cmd = c.new
     how = f'type {host.tui_resume.format(id=host.session_id(new))}' if host.tui_resume else f'run {cmd} in a shell'

@@ -27,7 +27,7 @@ from .hosts.base import host_named, hosts
 
 # %% ../nbs/17a_install.ipynb #e75cc1b4
 def hook_command(name, gate=()):
-    "The command host `name` runs for llmsurgery's hooks: this installation's Python, by absolute path, and the event's `gate`"
+    "The command host `name` runs for our hooks: this installation's Python, by absolute path, and the event's `gate`"
     return ' '.join([shlex.quote(sys.executable), '-P -m llmsurgery.hooks', name, *map(shlex.quote, gate)])
 
 _ours_re = re.compile(r'(?:^|\s)-m llmsurgery\.hooks (\w+)(?:\s|$)')
@@ -58,7 +58,7 @@ def load_hooks_file(path, hooks=True):
 
 # %% ../nbs/17a_install.ipynb #63445cd9
 def hook_group(host, ev, cmd=None):
-    "The group of llmsurgery's hooks on event `ev` of `host`: its matcher, and one hook running `cmd` (default: ours) with its gate"
+    "The group of llmsurgery's hooks on `host`'s event `ev`: its matcher, a hook running `cmd` (default ours), its gate"
     hs,args = host.event_hooks(ev),event_args(host, ev)
     run = hook_command(host.name, args) if cmd is None else ' '.join([cmd, *map(shlex.quote, args)])
     hook = dict(type='command', command=run, timeout=max(job_timeouts[h.job] for h in hs)*host.timeout_unit)
@@ -87,7 +87,7 @@ def without_ours(d, name):
     return {k:v for k,v in d.items() if k!='hooks'} if gone else d | dict(hooks=hooks)
 
 def with_ours(d, host, cmd=None):
-    "Settings `d` with llmsurgery's hooks for `host` (running `cmd`, default ours), last in their events, in place of earlier ones"
+    "Settings `d` with `host`'s llmsurgery hooks (running `cmd`, default ours), last in their events, in place of old"
     d = without_ours(d, host.name)
     hooks = dict(d.get('hooks', {}))
     for ev,g in hook_groups(host, cmd).items(): hooks[ev] = [*hooks.get(ev, []), g]
@@ -163,7 +163,8 @@ def _write_record(path, rec):
 # %% ../nbs/17a_install.ipynb #a7d2e601
 def events_said(host):
     "The events llmsurgery's hooks run on in `host`, in words: each with its matcher, if it has one"
-    return ', '.join(f'{e} ({m})' if m else e for e,m in ((e, host.event_hooks(e)[0].matcher) for e in host.hook_events))
+    return ', '.join(f'{e} ({m})' if m else e
+                     for e,m in ((e, host.event_hooks(e)[0].matcher) for e in host.hook_events))
 
 def plugin_when(host):
     "When llmsurgery's plugin runs in `host`, in words: as its compactor (the hook's job `compact`), or on its events"
@@ -172,7 +173,7 @@ def plugin_when(host):
     return f'on {events_said(host)}'
 
 # %% ../nbs/17a_install.ipynb #5ff14320
-plugin_mark = "llmsurgery's plugin"   # every plugin llmsurgery writes holds it in its first two lines (a comment, or a key)
+plugin_mark = "llmsurgery's plugin"   # every plugin llmsurgery writes holds it in its first two lines (comment or key)
 
 def is_our_plugin(b):
     "Are bytes `b` a plugin llmsurgery wrote: its mark in their first two lines?"
@@ -227,7 +228,8 @@ def merge_mcp(host):
     before = file_bytes(path)
     servers,rp = _servers(host, path, before),record_path(f'{host.name}-mcp', path)
     if server_name in servers and not is_our_server(servers[server_name]):
-        raise ValueError(f"{path}: an MCP server named {server_name!r} that is not llmsurgery's is there; left as it is")
+        raise ValueError(f"{path}: an MCP server named {server_name!r} that is not llmsurgery's is there; "
+                         "left as it is")
     rec = kept_record(_load_record(rp), before, None) if server_name in servers else {}
     text = host.with_mcp(before, server_name, host.mcp_entry(server_command()))
     if before is None or text.encode()!=before:
@@ -296,7 +298,7 @@ def install_hooks(name):
     if host.mcp_file() and host.mcp_file()==host.hooks_file(): unmerge_mcp(host)   # one file: as the hooks left it
     plugin = [install_plugin(host)] if host.plugin_file() else []
     lines = merge_hooks(host) if host.hooks_file() else []
-    mcp = [merge_mcp(host)] if host.mcp_file() else []   # after the hooks: one file may hold both, and each undoes its own
+    mcp = [merge_mcp(host)] if host.mcp_file() else []   # after the hooks: one file may hold both; each undoes its own
     return [*lines[:1], *plugin, *mcp, *lines[1:],
             f'a hook that fails says why in {hooks_log()}; undo with: llmsurgery-compact --uninstall-hooks {name}']
 
@@ -325,7 +327,7 @@ def unmerge_hooks(host):
     return lines
 
 def uninstall_hooks(name):
-    "Take llmsurgery's hooks, plugin and MCP server out of host `name`, its files as before when nothing else changed: lines"
+    "Take llmsurgery's hooks, plugin and MCP server out of host `name`, files as before if nothing else changed: lines"
     host = hook_host(name)
     mcp = [unmerge_mcp(host)] if host.mcp_file() else []   # first: the last installed, so each file goes back as it was
     lines = unmerge_hooks(host) if host.hooks_file() else []

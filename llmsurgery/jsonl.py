@@ -221,7 +221,8 @@ def last_boundary(f, mark, is_boundary, block=_block, end=None, limit=None):
             held,pos = held or mark in b+edge,start
             continue
         cut,last = (nl+1 if start else 0),b.rfind(b'\n')+1
-        tail = hi>pos and (held or mark in b[last:]+edge)   # the last line reaches past the block: read if it may be one
+        # the last line reaches past the block: read it if it may be one
+        tail = hi>pos and (held or mark in b[last:]+edge)
         buf = b+_peek(f, pos, hi-pos) if tail else b[:last] if hi>pos else b
         if (s := _find_back(buf, cut, mark, is_boundary)) is not None: return start+s
         pos,hi,held = start,start+cut,mark in b[:cut]

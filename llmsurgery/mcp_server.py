@@ -40,9 +40,9 @@ def tool_specs():
     from llmsurgery.hosts.base import hosts
     hs = [h for h in hosts() if h.name]
     return dict(
-        search=(f"Find messages in every session of every agent host on this machine ({', '.join(h.label for h in hs)}): "
-                "earlier work, decisions, commands and their output. One line a hit, best first: host, session, day, "
-                "directory, #N and the words in context; `show` prints one whole.",
+        search=("Find messages in every session of every agent host on this machine "
+                f"({', '.join(h.label for h in hs)}): earlier work, decisions, commands and their output. One line a "
+                "hit, best first: host, session, day, directory, #N and the words in context; `show` prints one whole.",
                 dict(query=('string', 'Words to find, all of them: "a phrase", prefix*, a OR b, -word'),
                      host=('string', f"Only this host's sessions: {', '.join(h.name for h in hs)}"),
                      project=('string', 'Only the sessions run in this directory (and below it)')), ['query']),
@@ -52,18 +52,20 @@ def tool_specs():
                    max_tokens=('integer', _max)), ['session', 'n']),
         grep=("Print each line of a session's messages that a regular expression matches, as `#N: line` (RE2: no "
               "backreferences or lookaround); `show` that N for the message whole.",
-              dict(session=('string', _session), pattern=('string', r'An RE2 regular expression, such as `def \w+_row`'),
+              dict(session=('string', _session),
+                   pattern=('string', r'An RE2 regular expression, such as `def \w+_row`'),
                    max_tokens=('integer', _max)), ['session', 'pattern']),
         compact=("The continuation document of a session: its state (task, plan, files, commits, last request, last "
                  "error) and its conversation compacted within max_tokens, with no model call. By default the "
                  "session this agent runs in, else this directory's newest.",
                  dict(session=('string', _session+'; default: the current one'),
-                      max_tokens=('integer', f'Fit the document within this many o200k tokens (default {mcp_doc_toks:,})')),
-                 []))
+                      max_tokens=('integer', 'Fit the document within this many o200k tokens '
+                                             f'(default {mcp_doc_toks:,})')), []))
 
 def input_schema(params, required):
     "The JSON Schema object of a tool's `params` (`{name: (type, description)}`)"
-    return dict(type='object', properties={k: dict(type=t, description=d) for k,(t,d) in params.items()}, required=required)
+    return dict(type='object', properties={k: dict(type=t, description=d) for k,(t,d) in params.items()},
+                required=required)
 
 # %% ../nbs/31_mcp.ipynb #88a20107
 def _value(tool, k, v, kind):
@@ -159,7 +161,7 @@ def serve():
 
 # %% ../nbs/31_mcp.ipynb #6a81945f
 def call_main(tool, inp=None, out=None):
-    "One call of tool `tool` with no server: its arguments as JSON from `inp` (stdin), `{text, isError}` to `out` (stdout)"
+    "One call of tool `tool` with no server: its arguments as JSON from `inp` (stdin), `{text, isError}` to `out`"
     import json
     try: args = json.loads((inp or sys.stdin).read() or '{}')
     except ValueError as e: text,err = f'{tool}: its arguments are not JSON ({e})',True

@@ -1,4 +1,4 @@
-"""Every session of every host in one full-text index, kept current before each search, and searched in milliseconds
+"""All hosts' sessions in one full-text index, updated before each search, searched in milliseconds
 
 `--show` and `--grep` reach one transcript and the chain it continues. What people ask of their agents' history is
 wider: which session changed the deploy script, how the captcha was handled last week, what one agent decided before
@@ -578,7 +578,7 @@ def fts_query(q):
 near_words = 10   # tokens at most between the words of a query that FTS5's NEAR finds near each other
 
 def fts_tiers(q):
-    "FTS5 queries of what a user typed, best first: its words as a phrase, near each other, anywhere (one, for one word)"
+    "FTS5 queries of what a user typed, best first: its words as a phrase, near each other, anywhere (one for one word)"
     groups,nots = query_terms(q)
     g = groups[0]
     if len(groups)>1 or len(g)<2 or any(t.endswith('*') for t in g): return [_fts(groups, nots)]
@@ -625,7 +625,7 @@ def _found(db, top, cs, args, n):
     return list(out.values())
 
 def ranked(db, qs, k):
-    "`(top, all)`: the best `k` texts (`(id, rank)`) of each FTS5 query of `qs` in turn, each once; `all`: none left out"
+    "`(top, all)`: the best `k` texts (`(id, rank)`) of each FTS5 query of `qs` in turn, each once; `all`: none left"
     top,seen = [],set()
     for q in qs:
         rows = db.execute('select rowid, rank from msgs where msgs match ? order by rank limit ?', (q, k)).fetchall()

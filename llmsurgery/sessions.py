@@ -85,7 +85,7 @@ class Session:
         cwd:str=None, # the directory the session began in
         meta:dict=None, # what a continuation takes from the session (the host decides what)
         task:str=None, # the session's first request
-        nums:list=None, # each message's number: the line of the file its record is on, after the `chain`'s (None: from another file)
+        nums:list=None, # each message's number: its record's line in the file, after the `chain`'s (None: another file)
         aside:list=None, # `(number, Msg)` of what a whole read left out of the conversation: the host's summaries
         chain:list=None, # `[(path, last number)]` of the transcripts a session resumed from a document continues
     ):
@@ -102,14 +102,15 @@ class DialogSession(Session):
 # %% ../nbs/15_sessions.ipynb #0b30fc20
 def read_dialog(path):
     "The `DialogSession` of the aidialog notebook at `path`"
-    from llmsurgery.dialogs import reads_dialog   # aidialog's Dialog (and fastcore's nbio, xml): a third of the import, paid for by a dialog
+    # aidialog's Dialog (and fastcore's nbio, xml): a third of the import, paid for by a dialog only
+    from llmsurgery.dialogs import reads_dialog
     try: dlg = reads_dialog(path.read_text(encoding='utf-8-sig', errors='replace'), name=path.stem)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f'{path}: not a readable aidialog notebook: {e!r}') from e
     return DialogSession(path, 'ipynb', [], dlg=dlg)
 
 def opening_doc(head):
-    "The continuation document the session `head` (its start, read whole) opens with, as `--resume` writes one; else None"
+    "The continuation document the session `head` (its start, read whole) opens with, as `--resume` writes it; or None"
     at = head.nums[0] if head.nums else None   # a summary set aside after the first message opens nothing
     texts = [m.text for n,m in head.aside[:1] if at is None or n<at]
     texts += [m.text for m in list(head)[:1] if m.role=='user']
@@ -117,13 +118,13 @@ def opening_doc(head):
     return first(sp[1] for sp in splits if sp and not sp[0].strip())
 
 def chain_numbers(log, doc):
-    "`(nums, aside)` of `log` numbered after the transcripts document `doc` continues: its lines, past the last number `doc` covers"
+    "`(nums, aside)` of `log` numbered after the transcripts `doc` continues: its lines past the last one `doc` covers"
     at = covered_num(doc) or 0 if doc else 0
     return [n if n is None else n+at for n in log.nums],[(n+at, m) for n,m in log.aside]
 
 # %% ../nbs/15_sessions.ipynb #9d611d01
 def session_start(path, whole=False):
-    "Where `read_session` of the file at `path` starts (`Host.read_start`), found ahead of the read; None for a dialog or a store's session"
+    "Where `read_session` of the file at `path` starts (`Host.read_start`), found ahead; None for a dialog or a store's"
     if is_ref(path): return None
     fmt = detect_format(path := Path(path).expanduser())
     return None if fmt=='ipynb' else host_named(fmt).read_start(path, whole)
@@ -137,7 +138,7 @@ def _transcript(path, host, log, head):
                    nums=nums, aside=aside, chain=doc_chain(doc) if doc else [])
 
 def read_session(path, whole=False, sidechains=False, warn=True, progress=noop, start=None):
-    "The session at `path`, of any host, or a dialog notebook: only what follows the host's last compaction, unless `whole`"
+    "The session at `path` of any host, or a dialog notebook: only what follows the host's last compaction, or `whole`"
     path = path if is_ref(path) else Path(path).expanduser()
     fmt = path.host if is_ref(path) else detect_format(path)
     if fmt=='ipynb': return read_dialog(path)
@@ -177,7 +178,8 @@ def check_resumed(path, doc, host=None):
 # %% ../nbs/15_sessions.ipynb #8243aef0
 def write_resume(session, doc, cwd=None, to=None):
     "A new session continuing `session` (a `Session`) from `doc`, in host `to`'s store or its own: `(path, Command)`"
-    if isinstance(session, DialogSession): raise ValueError(f'{session.path}: only agent sessions can be resumed in a host')
+    if isinstance(session, DialogSession):
+        raise ValueError(f'{session.path}: only agent sessions can be resumed in a host')
     host = host_named(to or session.fmt)
     path,argv,run = host.write_resume(session, doc, cwd)
     return check_resumed(path, doc, host), Command(argv, run, cwd)

@@ -1,12 +1,31 @@
 """Compact a Solveit dialog or agent session grown too long into a short document, and carry on fresh
 
-Use it when a dialog or an agent session is too long for the context window, or is about to be: compact it into a continuation document, then continue the work in a fresh dialog or session that opens with that document. The document keeps every user message (whole where the size allows), the assistant's words and tool calls cut to their gist, and the last messages whole.
+Use it when a dialog or an agent session is too long for the context window, or is about to be: compact it into a
+continuation document, then continue the work in a fresh dialog or session that opens with that document. The document
+keeps every user message (whole where the size allows), the assistant's words and tool calls cut to their gist, and the
+last messages whole.
 
-The document is text in a small notation. `§ … §` encloses user text and `» … »` assistant text; a fenced `python` block is code run in the persistent kernel; `!` marks a Bash command, `▶` another tool call, and `>` its result; `¶` stands for a newline; `***` separates user-led turns; and ` … ` marks middle content removed to fit a budget. The document opens with this legend and the state of the work, and ends by naming its transcript. In a dialog's document each turn's line also names the id of the prompt that ends the turn, and each note and code cell opens with its own id.
+The document is text in a small notation. `§ … §` encloses user text and `» … »` assistant text; a fenced `python` block
+is code run in the persistent kernel; `!` marks a Bash command, `▶` another tool call, and `>` its result; `¶` stands
+for a newline; `***` separates user-led turns; and ` … ` marks middle content removed to fit a budget. The document
+opens with this legend and the state of the work, and ends by naming its transcript. In a dialog's document each turn's
+line also names the id of the prompt that ends the turn, and each note and code cell opens with its own id.
 
-The document is for orientation only. The transcript (the session file, or the dialog notebook) stays authoritative: reopen it before copying code, commands or exact output from the document, and whenever a detail matters. `recall` does that without reading the file yourself: it prints a message whole by its number (`#N`, the line of the transcript it is on; in a dialog, its id, such as `#_1a2b3c4d`), or every line that matches a regular expression, before the agent's own compactions too. `search` looks beyond the transcript: it finds the messages of every session of every agent on this machine that hold some words, each with the session and number `recall` takes.
+The document is for orientation only. The transcript (the session file, or the dialog notebook) stays authoritative:
+reopen it before copying code, commands or exact output from the document, and whenever a detail matters. `recall` does
+that without reading the file yourself: it prints a message whole by its number (`#N`, the line of the transcript it is
+on; in a dialog, its id, such as `#_1a2b3c4d`), or every line that matches a regular expression, before the agent's own
+compactions too. `search` looks beyond the transcript: it finds the messages of every session of every agent on this
+machine that hold some words, each with the session and number `recall` takes.
 
-Functions: `dialog_doc` renders a dialog notebook as a document, and `dialog_copy` writes a compacted copy of it. `session_doc` compacts an agent's session (a file, an id, or the newest session of a project directory) within `max_toks` tokens; `recent_sessions` lists a directory's sessions, `session_report` says what a compaction keeps, `resume_session` writes a new session in the agent's own store (or another agent's) that opens with the document and returns the command that continues it, `recall` shows or searches a transcript's messages whole, and `search` finds messages in every session of every host. Each takes and returns plain paths, numbers and text, reads its input without changing it, writes only to the path it is given or the agent's store, and raises a `ValueError` that says what to fix when a path is wrong. Read `doc(f)` for each before calling it.
+Functions: `dialog_doc` renders a dialog notebook as a document, and `dialog_copy` writes a compacted copy of it.
+`session_doc` compacts an agent's session (a file, an id, or the newest session of a project directory) within
+`max_toks` tokens; `recent_sessions` lists a directory's sessions, `session_report` says what a compaction keeps,
+`resume_session` writes a new session in the agent's own store (or another agent's) that opens with the document and
+returns the command that continues it, `recall` shows or searches a transcript's messages whole, and `search` finds
+messages in every session of every host. Each takes and returns plain paths, numbers and text, reads its input without
+changing it, writes only to the path it is given or the agent's store, and raises a `ValueError` that says what to fix
+when a path is wrong. Read `doc(f)` for each before calling it.
 
 Docs: https://AnswerDotAI.github.io/llmsurgery/skill.html.md"""
 
@@ -42,10 +61,11 @@ def _plain():
 _kinds = dict(dialog=('dialog notebook', 'session_doc'), transcript=('session file', 'dialog_doc or dialog_copy'))
 
 def _kind(path, want):
-    "The file at `path`, once it holds what `want` ('dialog' or 'transcript') asks for; a ValueError naming the tool to use"
+    "The file at `path`, if it holds what `want` ('dialog' or 'transcript') asks for; else a ValueError naming the tool"
     p = existing_file(path, _kinds[want][0])
     with _plain(): fmt = detect_format(p)
-    if want=='dialog' and fmt!='ipynb': raise ValueError(f'{path} is a {fmt} session, not a dialog notebook: use {_kinds[want][1]}')
+    if want=='dialog' and fmt!='ipynb':
+        raise ValueError(f'{path} is a {fmt} session, not a dialog notebook: use {_kinds[want][1]}')
     if want=='transcript' and fmt=='ipynb': raise ValueError(f'{path} is a dialog notebook: use {_kinds[want][1]}')
     return p
 
@@ -67,8 +87,9 @@ def _budgets(
 
 # %% ../nbs/30_skill.ipynb #a3f86792
 def _pol(f, kw):
-    "The checked `Policy` of the budgets `kw` that tool `f` was given; a TypeError, as Python's own, for a name `f` does not take"
-    if bad := [k for k in kw if k not in signature(f).parameters]: raise TypeError(f'{f.__name__}() got an unexpected keyword argument {bad[0]!r}')
+    "The checked `Policy` of budgets `kw` given to tool `f`; a TypeError, as Python's own, for a name `f` does not take"
+    if bad := [k for k in kw if k not in signature(f).parameters]:
+        raise TypeError(f'{f.__name__}() got an unexpected keyword argument {bad[0]!r}')
     with _plain(): return Policy(**kw)
 
 # %% ../nbs/30_skill.ipynb #056d44ae
@@ -76,10 +97,10 @@ def _pol(f, kw):
 def dialog_doc(
     path:str, # The dialog notebook (.ipynb) to compact; it is only read
     notes:str='', # Notes for the continuation, added after the conversation
-    max_toks:int=None, # Fit the whole document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
+    max_toks:int=None, # Fit the document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
     **kwargs
 )->str: # The continuation document
-    "The whole dialog at `path` as one continuation document: its state, then notes and prompts between `§`, replies between `»`, code fenced with its output, each message's id for `recall`"
+    "The dialog at `path` as one document: its state, then each message in the notation, with its id for `recall`"
     pol,p = _pol(dialog_doc, kwargs),_kind(path, 'dialog')
     with _plain(): return compact_session(p, notes=notes, max_toks=max_toks, **pol).text
 
@@ -91,7 +112,7 @@ def dialog_copy(
     overwrite:bool=False, # Replace `out` if it already exists (never `path` itself)
     **kwargs
 )->str: # The path of the copy written
-    "Write to `out` a copy of the dialog at `path` in which each prompt's question is capped and its reply re-rendered in the notation; notes and code stay as they are"
+    "Write to `out` a copy of the dialog at `path`: each prompt capped, each reply re-rendered, notes and code as is"
     pol,p = _pol(dialog_copy, kwargs),_kind(path, 'dialog')
     o = given_path(out, 'out path')
     with _plain(): compact_session(p, in_place_copy=o, overwrite=overwrite, **pol)
@@ -101,15 +122,19 @@ def dialog_copy(
 def _dir(cwd):
     "Directory `cwd` with `~` expanded (None stays None: the current directory), or a ValueError when it is not one"
     if cwd is None: return None
-    if not (d := given_path(cwd, 'directory')).is_dir(): raise ValueError(f'{cwd} is not a directory: pass the project directory whose sessions to look in')
+    if not (d := given_path(cwd, 'directory')).is_dir():
+        raise ValueError(f'{cwd} is not a directory: pass the project directory whose sessions to look in')
     return str(d)
 
 # %% ../nbs/30_skill.ipynb #76788d04
 def _found(session=None, cwd=None, host=None):
-    "The session file `session` names, or the newest of directory `cwd`; a ValueError saying where it looked when there is none"
-    if session is not None and not str(session).strip(): raise ValueError('no session given: pass a session file or id, or None for the newest session of `cwd`')
+    "The session file `session` names, or directory `cwd`'s newest; if none, a ValueError saying where it looked"
+    if session is not None and not str(session).strip():
+        raise ValueError('no session given: pass a session file or id, or None for the newest session of `cwd`')
     with _plain(): p = find_session(session, _dir(cwd), host)
-    if Path(p).is_dir(): raise ValueError(f'{session} is a directory, not a session file: pass cwd={str(session)!r} for its newest session')
+    if Path(p).is_dir():
+        raise ValueError(f'{session} is a directory, not a session file: '
+                         f'pass cwd={str(session)!r} for its newest session')
     return p
 
 # %% ../nbs/30_skill.ipynb #352c8816
@@ -121,21 +146,22 @@ def _job(session, cwd, host, **kw):
 # %% ../nbs/30_skill.ipynb #e3a05fec
 def _names(): return ', '.join(repr(h.name) for h in hosts())
 _host = Annotated[str, f"Look only in this host's store: {_names()} (None: every host's)"]
-_to = Annotated[str, f"Continue in this agent instead, one of {_names()} (None: the session's own): one agent's session in another"]
+_to = Annotated[str, f"Continue in this agent instead, one of {_names()} (None: the session's own): "
+                     "one agent's session in another"]
 
 # %% ../nbs/30_skill.ipynb #0167ff0d
 @delegates(_budgets)
 def session_doc(
     session:str=None, # An agent's session: its file, or its id or a unique prefix of it; it is only read
-    cwd:str=None, # With no `session`: compact the newest session of this project directory (None: the current directory)
+    cwd:str=None, # With no `session`: compact this project directory's newest session (None: the current directory)
     host:_host=None,
-    max_toks:int=None, # Fit the whole document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
+    max_toks:int=None, # Fit the document within this many o200k tokens (None: at most 40,000 when larger; 0: no limit)
     notes:str='', # Notes for the continuation, added after the conversation
-    since:str=None, # Path of an earlier continuation document of this session: its body is kept verbatim and only what came after is compacted
+    since:str=None, # An earlier document of this session: its body is kept verbatim, only what follows is compacted
     whole:bool=False, # Include what precedes the host's own last compaction of the session
     **kwargs
 )->str: # The continuation document
-    "The continuation document of a session: the oldest turns are dropped and the rest cut to fit `max_toks`; it ends naming the session file"
+    "A session's continuation document: the oldest turns dropped, the rest cut to fit `max_toks`; it ends naming it"
     pol = _pol(session_doc, kwargs)
     return _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, whole=whole, **pol).text
 
@@ -161,7 +187,7 @@ def session_report(
     whole:bool=False, # As in `session_doc`
     **kwargs
 )->str: # One summary line, then the counts one per line (for a dialog, the summary line alone)
-    "What compacting a session with these settings keeps: messages and turns read, dropped and cut, tool calls, tokens before and after"
+    "What compacting a session so keeps: messages and turns read, dropped and cut, tool calls, tokens before and after"
     pol,p = _pol(session_report, kwargs),_found(session, cwd, host)
     with _plain(): c = compact_session(p, since=since, max_toks=max_toks, whole=whole, report=True, **pol)
     return '\n'.join(l for l in c.lines if not l.startswith('warning: '))
@@ -170,7 +196,7 @@ def session_report(
 @delegates(_budgets)
 def resume_session(
     session:str=None, # An agent's session: its file, or its id or a unique prefix of it; it is only read
-    cwd:str=None, # With no `session`, continue the newest session of this project directory (None: the current directory); the new session runs there
+    cwd:str=None, # With no `session`, continue this directory's newest (None: the current one); the new one runs there
     host:str=None, # As in `session_doc`
     max_toks:int=None, # As in `session_doc`
     notes:str='', # As in `session_doc`
@@ -178,10 +204,11 @@ def resume_session(
     whole:bool=False, # As in `session_doc`
     to:_to=None,
     **kwargs
-)->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` when it must run elsewhere)
-    "Write a new session in the host's store (or `to`'s) that opens with the continuation document of `session`, and give the command that resumes it"
+)->str: # The shell command that continues the new session, for the user to run in a terminal (after a `cd` if need be)
+    "Write a new session in the host's (or `to`'s) store, opening with `session`'s document: the command resuming it"
     pol = _pol(resume_session, kwargs)
-    c = _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, whole=whole, resume=True, to=to, **pol).new[1]
+    c = _job(session, cwd, host, notes=notes, since=since, max_toks=max_toks, whole=whole, resume=True, to=to,
+             **pol).new[1]
     return str(Command(c.argv, c.cwd))   # with a `cd` when it must run elsewhere than this process's directory
 
 # %% ../nbs/30_skill.ipynb #b044a6c2
@@ -192,21 +219,22 @@ def recall(
     cwd:str=None, # As in `session_doc`
     host:str=None, # As in `session_doc`
     max_toks:int=None, # Return at most this many o200k tokens (None: at most 30,000 bytes; 0: no limit)
-)->str: # The messages, each led by its `#N`, or the matching lines; a last line says where it stopped and what gives the rest
+)->str: # The messages, each led by its `#N`, or the matching lines; a last line says where it stopped and how to go on
     "Messages of a transcript or dialog, whole, by number (or id), or the lines of them that match a pattern"
-    if (show is None)==(grep is None): raise ValueError('pass show (a message number, a range or an id) or grep (a regex)')
+    if (show is None)==(grep is None):
+        raise ValueError('pass show (a message number, a range or an id) or grep (a regex)')
     p = _found(session, cwd, host)
     with _plain(): r = show_session(p, show, max_toks) if grep is None else grep_session(p, grep, max_toks)
     return r.text if r.found else f'no line of the messages matches {grep!r}'
 
 # %% ../nbs/30_skill.ipynb #5ea7c412
 def search(
-    query:str, # Words, "a phrase" or a prefix* that a message must hold; `OR` between alternatives, `-word` to leave one out
+    query:str, # Words, "a phrase" or a prefix* a message must hold; `OR` between alternatives, `-word` leaves one out
     host:_host=None,
     cwd:str=None, # Only the sessions of this project directory and the folders below it (None: every directory)
     n:int=20, # At most this many messages, the best first
-)->str: # One line a message: host, session id, day, directory, `#N` and its words in context; the last says how `recall` shows one
-    "Every session of every host on this machine searched for the messages holding `query`: what lies beyond the transcript"
+)->str: # A line a message: host, session id, day, directory, `#N`, its words in context; the last: how to `recall` one
+    "Every session of every host on this machine searched for messages holding `query`: what lies beyond the transcript"
     with _plain(): text,found = search_text(query, host, cwd, n=n, terms=api_hits)
     return text if found else f'no message of any session matches {query!r}'
 

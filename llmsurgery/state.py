@@ -248,7 +248,7 @@ class Fact(NamedTuple):
     "One line of a state: its `label`, its `text`, and its `kind`, which says how it is budgeted and marked"
     label: str
     text: str
-    kind: str = None   # 'said' (the user's words), 'summary', 'user', 'error', 'asst', 'carried', a list; None: as it is
+    kind: str = None   # 'said' (the user's words), 'summary', 'user', 'error', 'asst', 'carried', a list; None: as is
 
 def _said_last(msgs, task):
     "The last prompt of `msgs`, unless it is the task"

@@ -64,3 +64,33 @@ def test_layout_is_the_code():
     assert set(table) == {modname(p) for p in mods}
     wrong = {modname(p): own_imports(p) - table[modname(p)] for p in mods if own_imports(p) - table[modname(p)]}
     assert not wrong, wrong
+
+max_width = 120
+# Pending: these modules' notebooks still hold longer lines and are being rewrapped; drop each name once it is done
+pending_width = {'toks.py', 'render.py', 'fit.py', 'hooks.py'}
+
+def _all_lines(tree):
+    "Line numbers of the module's `__all__ = [...]` block, which nbdev writes"
+    alls = [n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, 'id', '')=='__all__' for t in n.targets)]
+    return {i for n in alls for i in range(n.lineno, n.end_lineno+1)}
+
+def long_lines(p):
+    "`[(line number, length)]` of module `p`'s lines over `max_width`, but nbdev's `__all__` block and `# %%` markers"
+    text = p.read_text(encoding='utf-8')
+    gen = _all_lines(ast.parse(text))
+    return [(i, len(l)) for i,l in enumerate(text.splitlines(), 1)
+            if len(l)>max_width and i not in gen and not l.startswith('# %% ')]
+
+wrapped = [p for p in sorted(pkg.rglob('*.py')) if p.name!='_modidx.py']   # `_gates.py` too: tools/gates.py formats it
+
+@pytest.mark.parametrize('p', wrapped, ids=lambda p: p.relative_to(pkg).as_posix())
+def test_lines_within_width(p):
+    "Every line of an exported module is within 120 characters: a longer one is wrapped in its notebook"
+    if p.relative_to(pkg).as_posix() in pending_width: pytest.skip('pending: its notebook is being rewrapped')
+    assert not (bad := long_lines(p)), f'{p.name}: lines over {max_width} characters (line, length): {bad}'
+
+def test_long_lines_found(tmp_path):
+    "`long_lines` finds a long line, and passes a long `__all__` and a long cell marker"
+    names = ', '.join([repr('name')]*30)
+    (f := tmp_path/'m.py').write_text(f"__all__ = [{names},\n  'more']\n# %% {'x'*130}\nx = 1\ny = '{'y'*130}'\n")
+    assert long_lines(f) == [(5, 136)]

@@ -61,7 +61,9 @@ def host_named(name):
 # %% ../../nbs/13_hosts.ipynb #2ba2d9e0
 class Hook(NamedTuple):
     "A hook llmsurgery installs on one event of a host"
-    job: str   # 'state' (after a compaction), 'resume' (a resumable session instead), 'facts' (for its summariser), 'compact' (the compaction)
+    # 'state' (after a compaction), 'resume' (a resumable session instead), 'facts' (for its summariser),
+    # 'compact' (the compaction)
+    job: str
     matcher: str = None   # the host's matcher: which occasions of the event run it (None: all)
     when: tuple = None   # `(field, text)`: the job is asked for only when the event's `field` is `text`
     new: str = None   # ... or only when the transcript holds `new` past where the hook last looked
@@ -169,7 +171,7 @@ def sessions_named(self:Host, name):
 
 @patch
 def last_active(self:Host, path):
-    "When the session at `path` was last active, in seconds since the epoch: its log's last record's time (None: not known)"
+    "When the session at `path` was last active, in seconds since the epoch: its log's last record's time (or None)"
     return last_time(path)
 
 # %% ../../nbs/13_hosts.ipynb #91a59a63
@@ -270,7 +272,7 @@ def hook_fills(self:Host, event):
 Host.facts_cap = 4_000   # the most a `facts` hook adds to the prompt of the host's summariser, as `context_len` counts
 Host.own_keys = ()   # top-level keys the host writes into its settings file itself: an uninstall restores it anyway
 Host.plugin_settings = False   # its settings file names the plugins it loads: llmsurgery's plugin goes there, not hooks
-Host.plugin_mode = 0o600   # the mode of the plugin file llmsurgery writes (a host that runs it as a program: executable)
+Host.plugin_mode = 0o600   # the mode of the plugin file llmsurgery writes (executable if the host runs it as a program)
 
 # %% ../../nbs/13_hosts.ipynb #0fcf3037
 import re
@@ -289,7 +291,8 @@ def _json_like(d, raw):
     "`d` as JSON text indented as `raw` (the file's old bytes) is, with its final newline"
     old = raw.decode('utf-8-sig') if raw else None
     m = re.search(r'^([ \t]+)"', old or '', re.M)
-    return json.dumps(d, indent=m[1] if m else '  ', ensure_ascii=False)+('\n' if old is None or old.endswith('\n') else '')
+    return (json.dumps(d, indent=m[1] if m else '  ', ensure_ascii=False) +
+            ('\n' if old is None or old.endswith('\n') else ''))
 
 @patch
 def mcp_file(self:Host):
@@ -322,7 +325,7 @@ def without_mcp(self:Host, raw, name):
 # %% ../../nbs/13_hosts.ipynb #c0a1f3e3
 @patch
 def compacting(self:Host, inp):
-    "`(LogMsgs, max_toks)`: the part of its session the host is compacting (hook event `inp` tells), the document's tokens"
+    "`(LogMsgs, max_toks)`: the part of its session the host is compacting (as hook event `inp` tells), and its budget"
     raise NotImplementedError(f'{self.label}: llmsurgery does not make its compactions')
 
 # %% ../../nbs/13_hosts.ipynb #acde81e0

@@ -1,4 +1,4 @@
-"""GitHub Copilot CLI: its session folders read, found and continued, and llmsurgery's hooks inside it
+"""GitHub Copilot CLI: its sessions read, found and continued, and llmsurgery's hooks in it
 
 What llmsurgery knows of GitHub Copilot CLI, checked against the client itself (1.0.102), as one `Host`: `Copilot`. A
 session is a folder, `session-state/<id>/`, whose `events.jsonl` is the transcript: the reader takes it as the CLI
@@ -38,7 +38,8 @@ class Copilot(JsonlHost):
     home_var,home_dir = 'COPILOT_HOME','.copilot'
     session_env,tui_resume = 'COPILOT_AGENT_SESSION_ID','/resume {id}'
     mark,resume_cmd = cp_tag.encode(),('copilot', '--resume={id}')
-    hook_events = dict(userPromptSubmitted=(Hook('resume', when=('prompt', cp_compact_prompt)), Hook('state', new=cp_tag)))
+    hook_events = dict(userPromptSubmitted=(Hook('resume', when=('prompt', cp_compact_prompt)),
+                                            Hook('state', new=cp_tag)))
 
 # %% ../../nbs/14f_copilot.ipynb #48b2eba7
 @patch
@@ -420,7 +421,7 @@ def _cp_part(host, f, at, end):
 @patch
 def compacted_part(self:Copilot, path):
     "`(LogMsgs, kept)`: what Copilot's last compaction of the transcript at `path` took from the history, what it kept"
-    size,most = regular_size(path),self.hook_bytes   # what a writer adds meanwhile is not read, and at most `hook_bytes`
+    size,most = regular_size(path),self.hook_bytes   # what a writer adds meanwhile is not read; at most `hook_bytes`
     with open(path, 'rb') as f:
         begin,at = cp_span(f, size, most)
         if not at: return self.log(),''

@@ -398,7 +398,7 @@ def _gm_free_slug(base, cwd, ps, home):
         n += 1
 
 def gm_projects_file(home):
-    "The whole `projects.json` of store `home` (`{'projects': {}}` when there is none); ValueError when it is not Gemini's"
+    "The whole `projects.json` of store `home` (`{'projects': {}}` if there is none); ValueError if it is not Gemini's"
     p = Path(home)/'projects.json'
     try: d = json.loads(p.read_text(encoding='utf-8'))
     except FileNotFoundError: return dict(projects={})

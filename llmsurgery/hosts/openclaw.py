@@ -1,4 +1,4 @@
-"""OpenClaw: its SQLite store read, never written, continued through its doctor import, and llmsurgery as its compactor
+"""OpenClaw: its SQLite store only read, continued by import, and llmsurgery as compactor
 
 OpenClaw keeps each agent's sessions in one SQLite database, `openclaw-agent.sqlite`, not in files: a session's
 transcript is rows of `transcript_events`, one JSON entry a row (an entry of a kilobyte or more zstd-compressed), in
@@ -91,7 +91,7 @@ def claw_text(c):
                      for b in c if kind(b) in ('text', 'image'))
 
 def claw_result(m):
-    "The `ToolResult` of a `toolResult` message: its text, an edit's diff after it; an error, or a failed command, marked"
+    "The `ToolResult` of a `toolResult` message: its text, an edit's diff after it; an error or failed command marked"
     s = strip_reminders(claw_text(m.get('content')))
     d = m.get('details') if isinstance(m.get('details'), dict) else {}
     failed = m.get('isError') or d.get('exitCode') not in (None, 0)
@@ -218,8 +218,9 @@ def read_entries(self:Openclaw, es, whole=False):
 
 # %% ../../nbs/14i_openclaw.ipynb #564b7cf3
 _claw_list = ("select t.session_id, max(t.created_at), sum(coalesce(t.event_utf8_bytes, length(t.event_json), "
-              "length(t.event_zstd), 0)), (select h.event_json from transcript_events h where h.session_id=t.session_id "
-              "and h.seq=0) from transcript_events t group by t.session_id order by max(t.created_at)")
+              "length(t.event_zstd), 0)), (select h.event_json from transcript_events h "
+              "where h.session_id=t.session_id and h.seq=0) from transcript_events t "
+              "group by t.session_id order by max(t.created_at)")
 
 def _claw_cwd(js):
     "The directory a session's header row says it ran in, or None"
@@ -289,7 +290,8 @@ def model_of(self:Openclaw, session):
     if m.get('provider') and m.get('model'): return {k: m[k] for k in ('api', 'provider', 'model') if m.get(k)}
     try: d = json.loads(self.config_file().read_text(encoding='utf-8'))
     except (OSError, ValueError): return {}
-    p = (((d.get('agents') or {}).get('defaults') or {}).get('model') or {}).get('primary') if isinstance(d, dict) else None
+    p = ((((d.get('agents') or {}).get('defaults') or {}).get('model') or {}).get('primary')
+         if isinstance(d, dict) else None)
     prov,_,mod = p.partition('/') if isinstance(p, str) else ('', '', '')
     return dict(provider=prov, model=mod) if prov and mod else {}
 
@@ -302,7 +304,8 @@ def _claw_exe():
 def claw_import(agent, cwd):
     "`openclaw doctor --session-sqlite import` for `agent`, run in `cwd`; a RuntimeError if it fails"
     args = [_claw_exe(), 'doctor', '--session-sqlite', 'import', '--session-sqlite-agent', agent, '--non-interactive']
-    try: p = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=claw_timeout, stdin=subprocess.DEVNULL)
+    try: p = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=claw_timeout,
+                            stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as e: raise RuntimeError(f'openclaw doctor failed: {e}') from None
     if p.returncode: raise RuntimeError(f"openclaw doctor failed: {(p.stderr or p.stdout).strip()[-500:]}")
 
@@ -346,13 +349,15 @@ def write_resume(self:Openclaw, session, doc, cwd=None):
     "Add a new OpenClaw session continuing `session` (as read, of any host) from `doc`: `(StoreRef, argv, run dir)`"
     run = run_dir(session.cwd, cwd)
     agent = _agent_of(session.path) if session.fmt==self.name else 'main'
-    if not (model := self.model_of(session)): raise ValueError(f'no OpenClaw model is known: none in {self.config_file()}')
+    if not (model := self.model_of(session)):
+        raise ValueError(f'no OpenClaw model is known: none in {self.config_file()}')
     d = self.home()/'agents'/agent/'sessions'
     if (d/'sessions.json').exists():
         raise ValueError(f'{d}: a legacy store is there; import it first (openclaw doctor --session-sqlite import)')
     sid = str(uuid.uuid4())
     d.mkdir(parents=True, exist_ok=True)
-    atomic_write(d/f'{sid}.jsonl', jsonl(claw_resume_records(doc, sid, run, model, timestamp_now(), time.time_ns()//1_000_000)))
+    atomic_write(d/f'{sid}.jsonl',
+                 jsonl(claw_resume_records(doc, sid, run, model, timestamp_now(), time.time_ns()//1_000_000)))
     ms = time.time_ns()//1_000_000
     atomic_write(d/'sessions.json', json.dumps({f'agent:{agent}:explicit:{sid}': dict(sessionId=sid, updatedAt=ms,
                                                                                      sessionFile=f'{sid}.jsonl')}))

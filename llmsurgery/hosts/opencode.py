@@ -333,14 +333,16 @@ def mcp_entry(self:Opencode, argv):
     return dict(type='local', command=list(argv), enabled=True)
 
 # %% ../../nbs/14d_opencode.ipynb #f5754670
-_oc_plugin = """// llmsurgery's plugin for opencode: `llmsurgery-compact --install-hooks opencode` wrote it, `--uninstall-hooks opencode` removes it
+_oc_plugin = """// llmsurgery's plugin for opencode: `llmsurgery-compact --install-hooks opencode` wrote it, \
+`--uninstall-hooks opencode` removes it
 // After a compaction, the model gets llmsurgery's state of what was compacted beside opencode's summary.
 const HOOK = __HOOK__
 const TIMEOUT_MS = __TIMEOUT__
 const states = new Map()   // summary message id -> the state text (one run of the hook per summary)
 
 async function stateOf(sessionID, directory) {
-  const input = JSON.stringify({hook_event_name: "session.compacted", session_id: sessionID, transcript_path: sessionID, cwd: directory})
+  const input = JSON.stringify({hook_event_name: "session.compacted", session_id: sessionID, \
+transcript_path: sessionID, cwd: directory})
   const proc = Bun.spawn(["/bin/sh", "-c", HOOK], {stdin: new Blob([input]), stdout: "pipe", stderr: "ignore"})
   const timer = setTimeout(() => proc.kill(), TIMEOUT_MS)
   try {
@@ -352,7 +354,8 @@ async function stateOf(sessionID, directory) {
 export const LlmSurgery = async ({ directory }) => ({
   "experimental.chat.messages.transform": async (input, output) => {
     try {
-      const summary = (output.messages || []).filter(m => m.info && m.info.role === "assistant" && m.info.summary === true).pop()
+      const summary = (output.messages || []).filter(m => m.info && m.info.role === "assistant" && \
+m.info.summary === true).pop()
       if (!summary) return
       if (!states.has(summary.info.id)) states.set(summary.info.id, await stateOf(summary.info.sessionID, directory))
       const text = states.get(summary.info.id)

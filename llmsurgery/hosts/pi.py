@@ -52,7 +52,7 @@ def owns(self:Pi, r):
     return 2 if (t in pi_types and 'parentId' in r) or (t=='session' and 'version' in r and 'cwd' in r) else 0
 
 # %% ../../nbs/14e_pi.ipynb #68b3ec73
-pi_tools = dict(bash='Bash', edit='Edit', write='Write', read='Read')   # Pi's tools named as the other hosts name the same act
+pi_tools = dict(bash='Bash', edit='Edit', write='Write', read='Read')   # Pi's tools, named as the other hosts name them
 
 def pi_call(cid, name, args):
     "A `ToolUse` for a Pi tool call: a shell call `Bash`; an edit, write or read `Edit`/`Write`/`Read`: `file_path`"
