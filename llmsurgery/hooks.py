@@ -26,7 +26,7 @@ class HookTimeout(BaseException): "The hook's own deadline passed"
 
 def _expire(signum, frame): raise HookTimeout('stopped itself before the host timeout')
 
-_again = 0.05   # a timeout lost where Python cannot raise (a weakref's callback, a `__del__`) comes again this much later
+_again = 0.05   # a timeout lost where Python cannot raise (a weakref's callback, a `__del__`) comes again this later
 
 def _unraisable(prev):
     "Python's hook for an exception it cannot raise, less a lost `HookTimeout`: it is not printed, and comes again"
@@ -45,12 +45,12 @@ def process_age():
     except (OSError, ValueError, IndexError, AttributeError): return 0
 
 def _last_resort(secs):
-    "End the process `secs` (0: never) after it began, from faulthandler's own thread, which needs no GIL; where it was on stderr"
+    "End the process `secs` (0: never) after it began, from faulthandler's thread, which needs no GIL; where, on stderr"
     if secs and _own_process: faulthandler.dump_traceback_later(max(secs-process_age(), 0.001), exit=True)
 
 def set_deadline(secs):
-    "Raise `HookTimeout` after `secs` seconds (0: never; in a hook's own process, from its start), again every `_again` till cleared, and end the process a little before the host would; False off the main thread"
-    if threading.current_thread() is not threading.main_thread(): return False
+    "Raise `HookTimeout` in `secs` s (0: never; a hook's process counts from its start), again every `_again`"
+    if threading.current_thread() is not threading.main_thread(): return False   # a signal is the main thread's
     signal.signal(signal.SIGALRM, _expire)
     signal.setitimer(signal.ITIMER_REAL, max(secs-process_age(), 0.001) if secs and _own_process else secs, _again)
     held = hasattr(sys.unraisablehook, 'prev')

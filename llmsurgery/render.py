@@ -385,14 +385,14 @@ def render_msg(m, b, r=dsl, enc=None):
 
 # %% ../nbs/04_render.ipynb #82847fa6
 def was_cut(m, text, r=dsl, enc=None):
-    "Did `text`, a rendering of message `m` by `r`, lose part of `m`? Only one with a cut mark, or an empty one, can have"
+    "Did `text`, a rendering of message `m` by `r`, lose part of `m`? Only one with a cut mark, or empty, can have"
     if text and '…' not in text: return False   # a renderer may leave out what a cut left nothing of
     if sum(len(p.user_words()) for p in m.content) > 2*len(text)+tok_chars: return True   # far shorter than its texts
     return text != render_msg(m, Budgets.unlimited(), r, enc)
 
 # %% ../nbs/04_render.ipynb #7dd859d4
 def turn_groups(msgs, texts, r=dsl, start=0, starts=None):
-    "`texts` of `msgs[start:]` grouped into user-led turns (`starts`, which `r` opens): `(index it starts at, texts)` each"
+    "`texts` of `msgs[start:]` grouped into user-led turns (`starts`, which `r` opens): `(first index, texts)` each"
     starts,turns = set(turn_starts(msgs, r) if starts is None else starts),[]
     for i,t in enumerate(texts, start):
         if not t: continue
@@ -419,7 +419,7 @@ def join_turns(msgs, texts, r=dsl, start=0, starts=None):
 
 # %% ../nbs/04_render.ipynb #fed3067b
 def chat_stats(msgs, texts, dropped=0, r=dsl, enc=None, starts=None):
-    "Counts for a report from the `texts` renderer `r` made of `msgs` after the first `dropped`, left out (turns: `starts`)"
+    "Counts for a report from the `texts` that `r` made of `msgs` after the first `dropped`, left out (turns: `starts`)"
     kept,users = msgs[dropped:],turn_starts(msgs, r) if starts is None else starts
     cut = lambda i: was_cut(msgs[i], texts[i-dropped], r, enc)
     ucut,udrop = sum(cut(i) for i in users if i>=dropped),sum(i<dropped for i in users)

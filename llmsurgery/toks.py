@@ -47,7 +47,8 @@ def o200k_ranks():
         if data[:2]==b'\x1f\x8b': data = gzip.decompress(data)
         if hashlib.sha256(data).hexdigest()==o200k_sha256:
             toks = data.split()   # token, rank, token, rank, …: half the time of a loop over lines
-            return dict(zip(map(binascii.a2b_base64, toks[::2]), range(len(toks)//2)))   # the file the hash names ranks 0, 1, 2, … in order
+            # the file the hash names ranks 0, 1, 2, … in order
+            return dict(zip(map(binascii.a2b_base64, toks[::2]), range(len(toks)//2)))
     raise RuntimeError("The o200k_base tokenizer file is not available offline. Install the `bpe-openai` package "
         f"(it ships the file), or set LLMSURGERY_O200K to a copy of o200k_base.tiktoken (sha256 {o200k_sha256}).")
 
@@ -158,7 +159,7 @@ class TokMemo(GetAttr):
             if len(self.short)<memo_most: self.short[s] = t
         return t
     def decode_bytes(self, toks):
-        "`enc.decode_bytes(toks)`, named here: a cut decodes thousands of times, and `GetAttr`'s lookup would cost more than the call"
+        "`enc.decode_bytes(toks)`, named here: a cut decodes thousands of times, and `GetAttr` costs more than the call"
         return self.enc.decode_bytes(toks)
 
 class WindowMemo(TokMemo):
@@ -253,7 +254,7 @@ def inner_toks(s, enc=None):
 
 # %% ../nbs/01_toks.ipynb #73d72474
 class HeadToks:
-    "Tokens of `s[:i]+tail` for any `i`, `tail`: the part before the last piece start counted once, from the nearest counted"
+    "Tokens of `s[:i]+tail` for any `i`, `tail`: what lies before the last piece start counted once, from the nearest"
     def __init__(self, s, enc=None): self.s,self.enc,self.at = s,enc,{0: 0}
     def before(self, j):
         "Tokens of `s[:j]`, `j` a piece start"

@@ -66,8 +66,6 @@ def test_layout_is_the_code():
     assert not wrong, wrong
 
 max_width = 120
-# Pending: these modules' notebooks still hold longer lines and are being rewrapped; drop each name once it is done
-pending_width = {'toks.py', 'render.py', 'fit.py', 'hooks.py'}
 
 def _all_lines(tree):
     "Line numbers of the module's `__all__ = [...]` block, which nbdev writes"
@@ -86,7 +84,6 @@ wrapped = [p for p in sorted(pkg.rglob('*.py')) if p.name!='_modidx.py']   # `_g
 @pytest.mark.parametrize('p', wrapped, ids=lambda p: p.relative_to(pkg).as_posix())
 def test_lines_within_width(p):
     "Every line of an exported module is within 120 characters: a longer one is wrapped in its notebook"
-    if p.relative_to(pkg).as_posix() in pending_width: pytest.skip('pending: its notebook is being rewrapped')
     assert not (bad := long_lines(p)), f'{p.name}: lines over {max_width} characters (line, length): {bad}'
 
 def test_long_lines_found(tmp_path):
