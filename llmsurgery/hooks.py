@@ -49,8 +49,9 @@ def _last_resort(secs):
     if secs and _own_process: faulthandler.dump_traceback_later(max(secs-process_age(), 0.001), exit=True)
 
 def set_deadline(secs):
-    "Raise `HookTimeout` in `secs` s (0: never; a hook's process counts from its start), again every `_again`"
+    "`HookTimeout` in `secs` s (0: never), then every `_again`; the process ends before the host's kill; False off main"
     if threading.current_thread() is not threading.main_thread(): return False   # a signal is the main thread's
+    # in a hook's own process `secs` counts from its start, as the host's timeout does
     signal.signal(signal.SIGALRM, _expire)
     signal.setitimer(signal.ITIMER_REAL, max(secs-process_age(), 0.001) if secs and _own_process else secs, _again)
     held = hasattr(sys.unraisablehook, 'prev')
