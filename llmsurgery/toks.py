@@ -111,13 +111,28 @@ def clip_ends(s, n, mark, prep=noop):
     return prep(s) if len(s) <= 2*x+len(mark) else prep(s[:x])+mark+prep(s[-x:])
 
 # %% ../nbs/01_toks.ipynb #84a33d98
+def _win0(n): return 2*n+32   # characters a window for budget `n` is first given: about twice what its tokens need
+
+def _sure_edge(t, w, tail):
+    "Where a window of about `w` characters at the start (end) of `t` ends (starts) at a sure piece start; None if none near"
+    if tail:   # the last space after a non-space in the `w` characters before the tail's `w`
+        lo = max(len(t)-2*w, 0)
+        j = t.rfind(' ', lo+1, len(t)-w+1)
+        while j>lo and t[j-1].isspace(): j = t.rfind(' ', lo+1, j)
+        return j if j>lo else None
+    m = _sure_start.search(t, w, 2*w)
+    return m.start() if m else None
+
 def _window(t, n, enc, tail=False, least=None):
-    "`(text, tokens)`: the shortest window at the start (or end) of `t` over `n` tokens; None if it spans half of `t`"
-    w,most = 4*n+32,ifnone(least, len(t))   # `least`: `t` is the start (end) of a text at least this long
+    "`(text, tokens)`: a short window at the start (or end) of `t` over half of `n` tokens; None if it spans half of `t`"
+    w,most = _win0(n),ifnone(least, len(t))   # `least`: `t` is the start (end) of a text at least this long
     while 2*w < most:
         if w > len(t): return None   # past what `t` holds: the text it starts may go on otherwise
-        x = t[-w:] if tail else t[:w]
-        if len(toks := enc_toks(x, enc)) > n: return x, toks
+        # edged where a piece surely starts, its tokens are `t`'s own: half of `n` will do; else over `n`, for slack
+        j = _sure_edge(t, w, tail)
+        x = (t[-w:] if tail else t[:w]) if j is None else t[j:] if tail else t[:j]
+        if 2*len(x) >= most: return None
+        if len(toks := enc_toks(x, enc)) > (n if j is None else n//2): return x, toks
         w *= 2
 
 def _windows(t, n, enc):
@@ -193,7 +208,7 @@ def _run_off(ls):
     return ls[:k]
 
 # %% ../nbs/01_toks.ipynb #c1068554
-_line_first = 16   # a `LinePrep`'s ends are first prepared this many times `n+8` characters long: four first windows
+_line_first = 8   # a `LinePrep`'s ends are first prepared this many times `n+8` characters long: four first windows
 
 def _line_ends(s, n, prep, enc, mark):
     "The `Ends` of `clip_ends(s, n, mark, prep)`, from the lines at its two ends alone where they settle it; else None"
@@ -299,7 +314,7 @@ def _whole_ends(s, n, prep):
     "`(prep(s),)` when `s` is so short that its `Ends` for budget `n` would tokenize it whole, whatever a memo holds"
     if len(s) >= 2*_line_first*(n+8): return None   # `_line_ends` may find its ends on its lines
     t = prep(s)
-    return (t,) if len(t) <= 2*(4*n+32) else None   # `_window` would not look for a window in it
+    return (t,) if len(t) <= 2*_win0(n) else None   # `_window` would not look for a window in it
 
 def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or its ends around `mark`; '' if nothing fits"

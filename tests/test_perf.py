@@ -256,9 +256,28 @@ def test_line_prep_ends_begin_and_end_every_longer_text(s, i):
 def test_a_window_is_looked_for_only_where_the_text_it_ends_is_sure_to_be_long_enough():
     from llmsurgery.toks import _window
     enc,h = compact_enc(),'word '*40
-    assert _window(h, 10, enc)[0] == _window(h, 10, enc, least=200)[0] == h[:72]
-    assert _window(h, 10, enc, least=144) is None   # twice the window is not less than the text may be long
-    assert _window(h[:60], 10, enc, least=10**6) is None   # the window would go past what is known of the text
+    assert _window(h, 10, enc)[0] == _window(h, 10, enc, least=200)[0] == h[:54]   # ended where ' word' starts
+    assert _window(h, 10, enc, least=108) is None   # twice the window is not less than the text may be long
+    assert _window(h[:50], 10, enc, least=10**6) is None   # the window would go past what is known of the text
+
+window_texts = st.one_of(long_logs, st.lists(st.sampled_from(['word', ' ', '  ', '\n', '家族', 'é', '👍🏽', '=' * 40, '12345', '.,']),
+                                          max_size=400).map(''.join))
+
+@given(window_texts, st.integers(0, 120))
+@settings(max_examples=300, deadline=None)
+def test_a_window_edged_at_a_piece_start_holds_the_texts_own_tokens(t, n):
+    "A window that ends (starts) where a piece surely starts has the whole text's tokens there; two such apart, over `n`"
+    from llmsurgery.toks import _window, piece_cut, enc_toks
+    enc,whole,edged = compact_enc(),enc_toks(t),[]
+    for tail in (False, True):
+        if (w := _window(t, n, enc, tail)) is None: continue
+        x,toks = w
+        j = len(t)-len(x) if tail else len(x)
+        if piece_cut(t, j)==j:
+            edged.append(j)
+            assert len(toks) > n//2 and toks == (whole[len(whole)-len(toks):] if tail else whole[:len(toks)])
+        else: assert len(toks) > n   # no piece start near: over `n`, for slack
+    if len(edged)==2 and edged[0]<=edged[1]: assert len(whole) > n
 
 @given(long_logs, st.integers(0, 60), st.sampled_from(list(line_preps)))
 @settings(max_examples=300, deadline=None)
