@@ -114,7 +114,7 @@ def clip_ends(s, n, mark, prep=noop):
 def _win0(n): return 2*n+32   # characters a window for budget `n` is first given: about twice what its tokens need
 
 def _sure_edge(t, w, tail):
-    "Where a window of about `w` characters at the start (end) of `t` ends (starts) at a sure piece start; None if none near"
+    "Where a window of about `w` characters at the start (end) of `t` ends (starts) at a sure piece start, or None"
     if tail:   # the last space after a non-space in the `w` characters before the tail's `w`
         lo = max(len(t)-2*w, 0)
         j = t.rfind(' ', lo+1, len(t)-w+1)
@@ -124,7 +124,7 @@ def _sure_edge(t, w, tail):
     return m.start() if m else None
 
 def _window(t, n, enc, tail=False, least=None):
-    "`(text, tokens)`: a short window at the start (or end) of `t` over half of `n` tokens; None if it spans half of `t`"
+    "`(text, tokens)`: a window at the start (or end) of `t` over half of `n` tokens; None if it spans half of `t`"
     w,most = _win0(n),ifnone(least, len(t))   # `least`: `t` is the start (end) of a text at least this long
     while 2*w < most:
         if w > len(t): return None   # past what `t` holds: the text it starts may go on otherwise
