@@ -226,13 +226,15 @@ def _line_ends(s, n, prep, enc, mark):
         i *= 4
 
 # %% ../nbs/01_toks.ipynb #896aafe8
-def _prepared(s, n, prep, enc, mark):
-    "The `Ends` of `s` prepared by `prep` for budget `n`; a `WindowMemo` serves those made for a larger budget"
+def _prepared(s, n, prep, enc, mark, t=None):
+    "`Ends` of `s` prepared by `prep` (`t`, if made) for budget `n`; a `WindowMemo` serves those of a larger budget"
     memo,key = enc.ends if isinstance(enc, WindowMemo) else None,(s, prep, mark)
     e = memo.get(key) if memo is not None else None
     if e is not None and e.n>=n: return e
-    e = _line_ends(s, n, prep, enc, mark) if isinstance(prep, LinePrep) else None
-    if e is None: e = Ends(clip_ends(s, n, mark, prep), n, enc)
+    if t is not None: e = Ends(t, n, enc)
+    else:
+        e = _line_ends(s, n, prep, enc, mark) if isinstance(prep, LinePrep) else None
+        if e is None: e = Ends(clip_ends(s, n, mark, prep), n, enc)
     if memo is not None: memo[key] = e
     return e
 
@@ -310,20 +312,19 @@ def _len_short(s, enc):
     "`len_toks` of a short, often repeated string such as a renderer's empty cut form"
     return len_toks(s, enc)
 
-def _whole_ends(s, n, prep):
-    "`(prep(s),)` when `s` is so short that its `Ends` for budget `n` would tokenize it whole, whatever a memo holds"
-    if len(s) >= 2*_line_first*(n+8): return None   # `_line_ends` may find its ends on its lines
-    t = prep(s)
-    return (t,) if len(t) <= 2*_win0(n) else None   # `_window` would not look for a window in it
+def _short_prep(s, n, prep):
+    "`prep(s)` if `s` is too short for `_line_ends` to look at its lines (a clip keeps it whole); else None"
+    return prep(s) if len(s) < 2*_line_first*(n+8) else None
 
 def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or its ends around `mark`; '' if nothing fits"
     if max_toks is None: return fmt(prep(s))
     enc,n = (enc if enc is not None else compact_enc()),max(int(max_toks), 0)
     fits = lambda r: within_toks(r, n, enc)   # not `ntoks<=n`: a fence drops trailing newlines
-    # short: its ends would be all of it (`_whole_ends`), so it is tried whole first: by its bytes, else counted once
-    if (short := _whole_ends(s, n, prep)) and fits(whole := fmt(short[0])): return whole
-    e = _prepared(s, n, prep, enc, mark)
+    t = _short_prep(s, n, prep)
+    short = t is not None and len(t) <= 2*_win0(n)   # `Ends` would tokenize it whole: tried whole first
+    if short and fits(whole := fmt(t)): return whole
+    e = _prepared(s, n, prep, enc, mark, t)
     if not short and e.ntoks is not None and fits(whole := fmt(e.t)): return whole
     best = fmt(mark)
     base = _len_short(best, plain_enc(enc))
