@@ -279,6 +279,24 @@ def test_a_window_edged_at_a_piece_start_holds_the_texts_own_tokens(t, n):
         else: assert len(toks) > n   # no piece start near: over `n`, for slack
     if len(edged)==2 and edged[0]<=edged[1]: assert len(whole) > n
 
+def test_a_long_real_result_is_cut_from_short_windows():
+    "A long result of the real sessions, cut to 35 tokens, tokenizes two short windows and the cut: under 400 characters"
+    from statistics import mean
+    from llmsurgery.render import compact_result
+    class Counting:
+        def __init__(self): self.enc,self.chars = compact_enc(),0
+        def encode_ordinary(self, s): self.chars += len(s); return self.enc.encode_ordinary(s)
+        def decode_bytes(self, toks): return self.enc.decode_bytes(toks)
+    texts = [str(p.text) for f in reals for m in read_claude(f.read_text().splitlines(), whole=True) if m.role=='tool'
+             for p in m.content]
+    costs = []
+    for t in texts:
+        if len(result_prep(t)) <= 1000: continue   # long: two ends and a cut; a short one may be counted whole first
+        c = Counting()
+        assert '…' in (out := compact_result(t, 35, enc=c)) and len_toks(out) <= 35
+        costs.append(c.chars)
+    assert len(costs) > 100 and mean(costs) < 400, (len(costs), mean(costs))   # windows over 35 tokens each: 488
+
 @given(long_logs, st.integers(0, 60), st.sampled_from(list(line_preps)))
 @settings(max_examples=300, deadline=None)
 def test_line_ends_are_the_whole_clips(s, n, name):
