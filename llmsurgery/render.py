@@ -112,9 +112,13 @@ def bash_call(command, max_toks, enc=None):
     return fit_text(as_text(command), max_toks, lambda b: f'! {b}', flat_lines, enc=enc)
 
 # %% ../nbs/04_render.ipynb #048b0d34
+def _flat(o):
+    "A string argument's lines as one, a blank one as it is; one printable line (no line break) as it is, at once"
+    return o if o.isprintable() or not o.strip() else flat_lines(o)
+
 def _arg(v, n):
     "Literal form of argument value `v`, clipped to what `n` tokens can show"
-    if isinstance(v, str): return repr(clip_ends(v, n, ' … ', lambda o: flat_lines(o) if o.strip() else o))
+    if isinstance(v, str): return repr(clip_ends(v, n, ' … ', _flat))
     if isinstance(v, (bytes, bytearray)): return f'<{len(v)} bytes>'
     try: return clip_ends(repr(v), n, ' … ')
     except Exception: return f'<{type(v).__name__}>'
