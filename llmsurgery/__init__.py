@@ -14,6 +14,7 @@ Modules:
 - `llmsurgery.hookgate`: Whether a hook event asks for a job, told from the event and command before any heavy import
 - `llmsurgery.hooks`: llmsurgery's hooks as a host runs them: a job or nothing, in its timeout, never a failure it sees
 - `llmsurgery.hookstate`: What hooks give a host: the state of what it just compacted, and a resumable session instead
+- `llmsurgery.hosts.agentmsg`: The message format two hosts share: user, assistant and tool-result messages as `Msg`s
 - `llmsurgery.hosts.base`: Agent hosts: one `Host` subclass each, registered as it is made, with working defaults
 - `llmsurgery.hosts.claude`: Claude Code: its sessions read, found and continued, and llmsurgery's hooks inside it
 - `llmsurgery.hosts.cline`: Cline: its sessions read, found and continued, and llmsurgery's state inside it
