@@ -12,8 +12,8 @@ Docs: https://AnswerDotAI.github.io/llmsurgery/toks.html.md"""
 
 # %% auto #0
 __all__ = ['o200k_sha256', 'o200k_pat', 'o200k_specials', 'tok_chars', 'memo_chars', 'memo_most', 'o200k_ranks', 'compact_enc',
-           'enc_toks', 'piece_cut', 'len_toks', 'clip_ends', 'Ends', 'TokMemo', 'WindowMemo', 'plain_enc', 'LinePrep',
-           'bytes_within', 'within_toks', 'last_piece_start', 'inner_toks', 'HeadToks', 'head_toks', 'head_text',
+           'enc_toks', 'piece_cut', 'last_piece_start', 'len_toks', 'clip_ends', 'Ends', 'TokMemo', 'WindowMemo',
+           'plain_enc', 'LinePrep', 'bytes_within', 'within_toks', 'inner_toks', 'HeadToks', 'head_toks', 'head_text',
            'fit_text', 'as_text', 'trunctoks_mid']
 
 # %% ../nbs/01_toks.ipynb #27d9cdbb
@@ -75,10 +75,16 @@ _chunk = 1<<17   # characters of a long text counted at a time
 # an o200k piece surely starts at a word character after a newline, and at a space after a non-space
 _sure_start = re.compile(r'(?<=\n)(?=\w)|(?<=\S)(?= )')
 
-def piece_cut(s, i):
-    "The first index `j` at or after `i` where a piece of `s` surely starts, or None: `s[:j]`, `s[j:]` add up to `s`"
-    m = _sure_start.search(s, i)
+def piece_cut(s, i, end=None):
+    "The first index `j` from `i` (before `end`) where a piece of `s` surely starts, or None: `s[:j]`, `s[j:]` add up"
+    m = _sure_start.search(s, i, len(s) if end is None else end)
     return m.start() if m else None
+
+def last_piece_start(s, i, lo=0):
+    "The last index before `i` (`lo` if none after it) where a piece of `s` surely starts: a space after a non-space"
+    j = s.rfind(' ', lo+1, i)
+    while j>lo and s[j-1].isspace(): j = s.rfind(' ', lo+1, j)
+    return max(j, lo)
 
 def _chunks(s, size):
     "`s` in parts of about `size` characters, each ending where an o200k piece ends"
@@ -115,13 +121,9 @@ def _win0(n): return 2*n+32   # characters a window for budget `n` is first give
 
 def _sure_edge(t, w, tail):
     "Where a window of about `w` characters at the start (end) of `t` ends (starts) at a sure piece start, or None"
-    if tail:   # the last space after a non-space in the `w` characters before the tail's `w`
-        lo = max(len(t)-2*w, 0)
-        j = t.rfind(' ', lo+1, len(t)-w+1)
-        while j>lo and t[j-1].isspace(): j = t.rfind(' ', lo+1, j)
-        return j if j>lo else None
-    m = _sure_start.search(t, w, 2*w)
-    return m.start() if m else None
+    if not tail: return piece_cut(t, w, 2*w)
+    lo = max(len(t)-2*w, 0)   # the tail's: in the `w` characters before its `w`
+    return j if (j := last_piece_start(t, len(t)-w+1, lo))>lo else None
 
 def _window(t, n, enc, tail=False, least=None):
     "`(text, tokens)`: a window at the start (or end) of `t` over half of `n` tokens; None if it spans half of `t`"
@@ -255,13 +257,6 @@ def within_toks(s, n, enc=None):
     if j is None: return len_toks(s, enc)<=n
     k = len_toks(s[:j], enc)
     return k<=n and k+len_toks(s[j:], enc)<=n
-
-# %% ../nbs/01_toks.ipynb #0686770d
-def last_piece_start(s, i):
-    "The last index before `i` (0 if none) where an o200k piece of `s` surely starts"
-    j = s.rfind(' ', 1, i)
-    while j>0 and s[j-1].isspace(): j = s.rfind(' ', 1, j)
-    return max(j, 0)
 
 # %% ../nbs/01_toks.ipynb #6e14e045
 def inner_toks(s, enc=None):
