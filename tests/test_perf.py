@@ -78,9 +78,9 @@ def test_torn_lines_are_still_counted():
     assert st_.bad_lines == 1
 
 class Counting:
-    "An encoder that counts the texts it tokenizes"
-    def __init__(self): self.enc,self.n = compact_enc(),0
-    def encode_ordinary(self, s): self.n += 1; return self.enc.encode_ordinary(s)
+    "An encoder that counts the texts it tokenizes, and their characters"
+    def __init__(self): self.enc,self.n,self.chars = compact_enc(),0,0
+    def encode_ordinary(self, s): self.n += 1; self.chars += len(s); return self.enc.encode_ordinary(s)
     def decode_bytes(self, t): return self.enc.decode_bytes(t)
 
 @settings(max_examples=200, deadline=None)
@@ -283,10 +283,6 @@ def test_a_long_real_result_is_cut_from_short_windows():
     "A long result of the real sessions, cut to 35 tokens, tokenizes two short windows and the cut: under 400 characters"
     from statistics import mean
     from llmsurgery.render import compact_result
-    class Counting:
-        def __init__(self): self.enc,self.chars = compact_enc(),0
-        def encode_ordinary(self, s): self.chars += len(s); return self.enc.encode_ordinary(s)
-        def decode_bytes(self, toks): return self.enc.decode_bytes(toks)
     texts = [str(p.text) for f in reals for m in read_claude(f.read_text().splitlines(), whole=True) if m.role=='tool'
              for p in m.content]
     costs = []
