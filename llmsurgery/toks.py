@@ -125,16 +125,24 @@ def _sure_edge(t, w, tail):
     lo = max(len(t)-2*w, 0)   # the tail's: in the `w` characters before its `w`
     return j if (j := last_piece_start(t, len(t)-w+1, lo))>lo else None
 
+def _grown(x, had, tail, enc):
+    "Tokens of window `x`, edged at a sure piece start: those of `had`, the last edged window it holds, and the rest's"
+    if had is None: return enc_toks(x, enc)
+    y,yt = had
+    return enc_toks(x[:len(x)-len(y)], enc)+yt if tail else yt+enc_toks(x[len(y):], enc)
+
 def _window(t, n, enc, tail=False, least=None):
     "`(text, tokens)`: a window at the start (or end) of `t` over half of `n` tokens; None if it spans half of `t`"
-    w,most = _win0(n),ifnone(least, len(t))   # `least`: `t` is the start (end) of a text at least this long
+    w,most,had = _win0(n),ifnone(least, len(t)),None   # `least`: `t` is the start (end) of a text at least this long
     while 2*w < most:
         if w > len(t): return None   # past what `t` holds: the text it starts may go on otherwise
         # edged where a piece surely starts, its tokens are `t`'s own: half of `n` will do; else over `n`, for slack
         j = _sure_edge(t, w, tail)
         x = (t[-w:] if tail else t[:w]) if j is None else t[j:] if tail else t[:j]
         if 2*len(x) >= most: return None
-        if len(toks := enc_toks(x, enc)) > (n if j is None else n//2): return x, toks
+        toks = enc_toks(x, enc) if j is None else _grown(x, had, tail, enc)   # what an edged window held is kept
+        if len(toks) > (n if j is None else n//2): return x, toks
+        if j is not None: had = x,toks
         w *= 2
 
 def _windows(t, n, enc):
@@ -146,6 +154,27 @@ def _nchars(toks, enc):
     "Number of whole characters that `toks` decode to: a split UTF-8 sequence at either edge is not counted"
     return len(enc.decode_bytes(toks).decode('utf-8', 'ignore'))
 
+# %% ../nbs/01_toks.ipynb #6b2d1f3e
+def _sure_at(s, i):
+    "Does an o200k piece surely start at index `i` of `s`, whatever text `s` is part of?"
+    return 0<i<len(s) and _sure_start.match(s, i) is not None
+
+def _wrapped_toks(s, k, pre, post, enc):
+    "Tokens in `pre+s+post`, `s` holding `k`: its first and last pieces counted again with them; None if `s` has no cut"
+    p = piece_cut(s, 1) if pre else 0
+    q = last_piece_start(s, len(s)) if post else len(s)
+    if p is None or not q or q<p: return None
+    if pre: k += len_toks(pre+s[:p], enc)-len_toks(s[:p], enc)
+    if post: k += len_toks(s[q:]+post, enc)-len_toks(s[q:], enc)
+    return k
+
+def _holds(s, toks, enc, tail=False):
+    "Are `toks`, that decode to `s` and start (end) a window's, the tokens of `s` alone? Its last (first) piece says"
+    i = piece_cut(s, 1) if tail else last_piece_start(s, len(s)) or None
+    if i is None: return False
+    end = enc_toks(s[:i] if tail else s[i:], enc)
+    return (toks[:len(end)] if tail else toks[len(toks)-len(end):]) == end
+
 # %% ../nbs/01_toks.ipynb #49c5b019
 class Ends:
     "Text `t` made ready for cuts within `n` tokens: the token windows at its two ends, or all of it when they meet"
@@ -155,10 +184,20 @@ class Ends:
         if tl: (self.hx,self.ht),(self.tx,self.tt) = h,tl
         else: self.hx,self.tx,self.ht = t,t,enc_toks(t, enc); self.tt = self.ht
         self.ntoks = None if tl else len(self.ht)   # the count of `t`, when it was tokenized whole
+    def ends(self, k):
+        "The head and tail of `t` that about `k` tokens keep, cut at whole characters"
+        a,b = _nchars(self.ht[:k-k//2], self.enc),_nchars(self.tt[len(self.tt)-k//2:], self.enc)
+        return self.hx[:a],self.tx[len(self.tx)-b:]
     def cut(self, k, mark):
         "`t` with about `k` tokens kept from its ends around `mark`, cut at whole characters"
-        a,b = _nchars(self.ht[:k-k//2], self.enc),_nchars(self.tt[len(self.tt)-k//2:], self.enc)
-        return self.hx[:a]+mark+self.tx[len(self.tx)-b:]
+        return mark.join(self.ends(k))
+    def cut_toks(self, k, mark, pre='', post=''):
+        "Tokens in `pre+self.cut(k, mark)+post`, from the windows' own where each join is a piece start; else None"
+        (h,tl),kh,kt,enc = self.ends(k),k-k//2,k//2,self.enc
+        if not (h and tl and _sure_at(h[-1]+mark, 1) and _sure_at(mark, len(mark)-1)): return None
+        if not (_holds(h, self.ht[:kh], enc) and _holds(tl, self.tt[len(self.tt)-kt:], enc, tail=True)): return None
+        a,b = _wrapped_toks(h, kh, pre, '', enc),_wrapped_toks(tl, kt, mark[-1], post, enc)
+        return None if a is None or b is None else a+len_toks(mark[:-1], enc)+b
 
 # %% ../nbs/01_toks.ipynb #421b83f6
 memo_chars,memo_most = 256,1<<15   # texts up to this long a memo keeps the tokens of, and how many at most
@@ -311,25 +350,37 @@ def _short_prep(s, n, prep):
     "`prep(s)` if `s` is too short for `_line_ends` to look at its lines (a clip keeps it whole); else None"
     return prep(s) if len(s) < 2*_line_first*(n+8) else None
 
+_join_min = 256   # characters from which a try is counted from tokens at hand: a shorter one costs less to count
+
+def _wrapped_in(r, body, fmt):
+    "`(pre, post)` if try `r`, `fmt(body)`, is long enough to count from tokens at hand and is `body` between them"
+    if len(r)<_join_min: return None
+    pre,nul,post = fmt('\0').partition('\0')
+    return (pre, post) if nul and r==pre+body+post else None
+
 def fit_text(s, max_toks, fmt=noop, prep=noop, enc=None, mark=' … '):
     "The longest `fmt(body)` within `max_toks` tokens: `prep(s)` whole, or its ends around `mark`; '' if nothing fits"
     if max_toks is None: return fmt(prep(s))
     enc,n = (enc if enc is not None else compact_enc()),max(int(max_toks), 0)
-    fits = lambda r: within_toks(r, n, enc)   # not `ntoks<=n`: a fence drops trailing newlines
+    # not `ntoks<=n`: a fence drops trailing newlines; a count made from tokens at hand (`c`) is used as it is
+    fits = lambda r, c=None: within_toks(r, n, enc) if c is None else c<=n
     t = _short_prep(s, n, prep)
     short = t is not None and len(t) <= 2*_win0(n)   # `Ends` would tokenize it whole: tried whole first
     if short and fits(whole := fmt(t)): return whole
     e = _prepared(s, n, prep, enc, mark, t)
-    if not short and e.ntoks is not None and fits(whole := fmt(e.t)): return whole
+    if not short and e.ntoks is not None:
+        w = _wrapped_in(whole := fmt(e.t), e.t, fmt)
+        if fits(whole, w and _wrapped_toks(e.t, e.ntoks, *w, enc)): return whole
     best = fmt(mark)
     base = _len_short(best, plain_enc(enc))
     if base>n: return ''
     lo,hi = 0,n-base                          # try the budget less the fixed cost first: it usually fits
     if e.ntoks is not None: hi = min(hi, e.ntoks-1)
-    k = hi
+    k = first = hi
     while lo<hi:
-        r = fmt(e.cut(k, mark))
-        if fits(r): best,lo = r,k
+        r = fmt(body := e.cut(k, mark))
+        w = _wrapped_in(r, body, fmt) if k==first else None   # the first try, which usually fits: counted from tokens
+        if fits(r, w and e.cut_toks(k, mark, *w)): best,lo = r,k
         else: hi = k-1
         k = (lo+hi+1)//2
     return best
